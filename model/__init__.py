@@ -1,0 +1,1 @@
+"""The square classifier: features, training, evaluation and the trained model file."""
