@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 from scanner.kingdom import Square, Terrain
 
-W, F, L, G, S, M = (Terrain.WHEAT, Terrain.FOREST, Terrain.LAKE, Terrain.GRASSLAND, Terrain.SWAMP, Terrain.MINE)
+W, F, L, G, S, M = (
+    Terrain.WHEAT,
+    Terrain.FOREST,
+    Terrain.LAKE,
+    Terrain.GRASSLAND,
+    Terrain.SWAMP,
+    Terrain.MINE,
+)
 
 
 @dataclass(frozen=True, slots=True)

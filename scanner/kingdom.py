@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Terrain(str, Enum):
+class Terrain(StrEnum):
     """What a square shows. CASTLE is the starting square; EMPTY is a gap where the table shows."""
 
     WHEAT = "wheat"
@@ -28,9 +28,6 @@ class Terrain(str, Enum):
     def is_land(self) -> bool:
         """True for the six terrains that form territories (not castle, not empty)."""
         return self not in (Terrain.CASTLE, Terrain.EMPTY)
-
-    def __str__(self) -> str:
-        return self.value
 
 
 LAND_TERRAINS: tuple[Terrain, ...] = tuple(t for t in Terrain if t.is_land)
@@ -66,6 +63,17 @@ MAX_GRID_SIZE = max(GRID_SIZES)
 MAX_CROWN_DIGIT = 3
 
 
+def shown_token(token: str, limit: int = 12) -> str:
+    """A token quoted for an error message: escaped (one line, even for control characters) and cut short."""
+    return repr(token if len(token) <= limit else token[:limit] + "…")
+
+
+def shown_value(value: object, limit: int = 24) -> str:
+    """A JSON value for an error message, one line and cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class BoardFormatError(ValueError):
     """A board text or JSON that cannot be read. The message names the line and token."""
 
@@ -87,7 +95,7 @@ class Square:
         if not isinstance(self.terrain, Terrain):
             object.__setattr__(self, "terrain", Terrain(self.terrain))
         if not isinstance(self.crowns, int) or isinstance(self.crowns, bool):
-            raise BoardFormatError(f"crowns must be a whole number, got {self.crowns!r}")
+            raise BoardFormatError(f"crowns must be a whole number, got {shown_value(self.crowns)}")
         if not 0 <= self.crowns <= MAX_CROWN_DIGIT:
             raise BoardFormatError(f"crowns must be 0-{MAX_CROWN_DIGIT}, got {self.crowns}")
 
@@ -103,35 +111,39 @@ class Square:
     @classmethod
     def from_token(cls, token: str, line: int | None = None) -> Square:
         """Parse one board-text token: a terrain letter and a crown digit, ``C`` or ``.``."""
-        letter, digits = token[:1].upper(), token[1:]
+        letter, digits, shown = token[:1].upper(), token[1:], shown_token(token)
         terrain = _LETTER_TERRAINS.get(letter)
         if terrain is None or not token:
-            raise BoardFormatError(f"unknown square {token!r} (use W F L G S M + crowns, C or .)", line, token)
+            raise BoardFormatError(f"unknown square {shown} (use W F L G S M + crowns, C or .)", line, token)
         if not terrain.is_land:
             if digits and digits != "0":
-                raise BoardFormatError(f"{terrain.value} square {token!r} cannot carry crowns", line, token)
+                raise BoardFormatError(f"{terrain.value} square {shown} cannot carry crowns", line, token)
             return cls(terrain, 0)
         if not digits:
             return cls(terrain, 0)
         if not (digits.isascii() and digits.isdigit()) or len(digits) > 1:
-            raise BoardFormatError(f"bad crown count in {token!r} (expected one digit 0-3)", line, token)
+            raise BoardFormatError(f"bad crown count in {shown} (expected one digit 0-3)", line, token)
         crowns = int(digits)
         if crowns > MAX_CROWN_DIGIT:
-            raise BoardFormatError(f"crowns out of range in {token!r} (0-3)", line, token)
+            raise BoardFormatError(f"crowns out of range in {shown} (0-3)", line, token)
         return cls(terrain, crowns)
 
     @classmethod
     def from_dict(cls, data: object, where: str = "") -> Square:
         if not isinstance(data, dict):
-            raise BoardFormatError(f"{where}square must be an object with terrain and crowns, got {data!r}")
+            raise BoardFormatError(
+                f"{where}square must be an object with terrain and crowns, got {shown_value(data)}"
+            )
         terrain_name = data.get("terrain")
         try:
             terrain = Terrain(str(terrain_name).lower())
         except ValueError:
-            raise BoardFormatError(f"{where}unknown terrain {terrain_name!r}", token=str(terrain_name)) from None
+            raise BoardFormatError(
+                f"{where}unknown terrain {shown_token(str(terrain_name))}", token=str(terrain_name)
+            ) from None
         crowns = data.get("crowns", 0)
         if not isinstance(crowns, int) or isinstance(crowns, bool) or not 0 <= crowns <= MAX_CROWN_DIGIT:
-            raise BoardFormatError(f"{where}crowns must be a whole number 0-3, got {crowns!r}")
+            raise BoardFormatError(f"{where}crowns must be a whole number 0-3, got {shown_value(crowns)}")
         if not terrain.is_land and crowns:
             raise BoardFormatError(f"{where}{terrain.value} square cannot carry crowns")
         return cls(terrain, crowns)
@@ -161,10 +173,14 @@ class Kingdom:
         if size == 0:
             raise BoardFormatError("the board has no squares")
         if size > MAX_GRID_SIZE:
-            raise BoardFormatError(f"the board has {size} rows; at most {MAX_GRID_SIZE}×{MAX_GRID_SIZE} is allowed")
+            raise BoardFormatError(
+                f"the board has {size} rows; at most {MAX_GRID_SIZE}×{MAX_GRID_SIZE} is allowed"
+            )
         for index, row in enumerate(rows, start=1):
             if len(row) != size:
-                raise BoardFormatError(f"row {index} has {len(row)} squares; a {size}×{size} board needs {size}")
+                raise BoardFormatError(
+                    f"row {index} has {len(row)} squares; a {size}×{size} board needs {size}"
+                )
 
     @property
     def grid_size(self) -> int:
@@ -204,6 +220,7 @@ class Kingdom:
         """Parse the board-text format: one row per line, tokens separated by spaces, ``#`` comments."""
         rows: list[tuple[Square, ...]] = []
         width: int | None = None
+        last_row_line = 0
         for number, raw in enumerate(text.splitlines(), start=1):
             line = raw.split("#", 1)[0].strip()
             if not line:
@@ -218,20 +235,29 @@ class Kingdom:
                     )
             elif len(row) != width:
                 raise BoardFormatError(
-                    f"ragged rows: this row has {len(row)} squares, the first has {width}", number, line
+                    f"ragged rows: this row has {len(row)} square{'s' if len(row) != 1 else ''}, "
+                    f"the first has {width}",
+                    number,
+                    line,
                 )
             rows.append(row)
+            last_row_line = number
             if len(rows) > MAX_GRID_SIZE:
                 raise BoardFormatError(f"more than {MAX_GRID_SIZE} rows", number, line)
         if not rows:
             raise BoardFormatError("the board is empty (no squares found)")
         if len(rows) != width:
-            raise BoardFormatError(f"the board has {len(rows)} rows of {width} squares; it must be square")
+            raise BoardFormatError(
+                f"the board has {len(rows)} rows of {width} squares; it must be square ({width} rows)",
+                last_row_line,
+            )
         return cls(tuple(rows))
 
     def to_text(self) -> str:
         width = 2
-        return "\n".join(" ".join(sq.token.ljust(width) for sq in row).rstrip() for row in self.squares) + "\n"
+        return (
+            "\n".join(" ".join(sq.token.ljust(width) for sq in row).rstrip() for row in self.squares) + "\n"
+        )
 
     # --- JSON format -------------------------------------------------------------------------
     @classmethod
@@ -251,20 +277,29 @@ class Kingdom:
         kingdom = cls(tuple(rows))
         declared = data.get("grid_size", kingdom.grid_size)
         if declared != kingdom.grid_size:
-            raise BoardFormatError(f"grid_size says {declared!r} but the squares form {kingdom.grid_size} rows")
+            raise BoardFormatError(
+                f"grid_size says {shown_value(declared)} but the squares form {kingdom.grid_size} rows"
+            )
         return kingdom
 
     def to_dict(self) -> dict:
-        return {"grid_size": self.grid_size, "squares": [[sq.to_dict() for sq in row] for row in self.squares]}
+        return {
+            "grid_size": self.grid_size,
+            "squares": [[sq.to_dict() for sq in row] for row in self.squares],
+        }
 
     @classmethod
     def parse(cls, text: str) -> Kingdom:
-        """Read either format: JSON when the text starts with ``{``, board text otherwise."""
-        stripped = text.lstrip("\ufeff").strip()
-        if stripped.startswith("{"):
+        """Read either format: JSON when the text starts with ``{`` or ``[``, board text otherwise."""
+        text = text.removeprefix("\ufeff")  # line numbers in errors count from the real first line
+        if text.lstrip().startswith(("{", "[")):
             try:
-                data = json.loads(stripped)
+                data = json.loads(text)
             except json.JSONDecodeError as error:
-                raise BoardFormatError(f"invalid JSON: {error.msg}", error.lineno) from None
+                raise BoardFormatError(
+                    f"invalid JSON: {error.msg} (column {error.colno})", error.lineno
+                ) from None
+            except RecursionError:
+                raise BoardFormatError("invalid JSON: nested too deeply to be a board") from None
             return cls.from_dict(data)
-        return cls.from_text(stripped)
+        return cls.from_text(text)

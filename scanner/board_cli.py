@@ -1,0 +1,277 @@
+"""``kingdomino score`` and ``kingdomino rank``: score boards typed or saved as text or JSON.
+
+Bad input is a player's typo, not a crash: every reading problem ends as one line on stderr that
+names the file, line and token, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from scanner.game import DYNASTY_GAMES, EDITIONS, SHARED_VICTORY, GameRanking, dynasty, rank_game
+from scanner.kingdom import BoardFormatError, Kingdom, Terrain
+from scanner.scoring import ScoreReport, castle_cells, score_kingdom
+
+#: No board is anywhere near this big; the cap keeps ``/dev/zero`` or a photo given by mistake from hanging.
+MAX_BOARD_BYTES = 256 * 1024
+STDIN = "-"
+EXIT_BAD_INPUT = 2
+
+
+class BoardInputError(Exception):
+    """A board that cannot be read; str is the one-line message for the player."""
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def decode_board_bytes(data: bytes) -> str:
+    """Bytes to text, refusing binary data and non-UTF-8 with the line where it starts."""
+    if not data.strip():
+        raise BoardInputError("the board is empty (no squares found)")
+    if b"\x00" in data:
+        offset = data.index(b"\x00")
+        raise BoardInputError(
+            f"line {_line_of(data, offset)}: binary data (NUL byte), not a text or JSON board"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        bad = data[error.start : error.start + 1]
+        raise BoardInputError(
+            f"line {_line_of(data, error.start)}: byte 0x{bad.hex()} is not UTF-8 text; "
+            "save the board as UTF-8"
+        ) from None
+
+
+def _read_bytes(source: str, stdin: BinaryIO | None) -> bytes:
+    if source == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return stream.read(MAX_BOARD_BYTES + 1)
+    path = Path(source)
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_BOARD_BYTES + 1)
+    except FileNotFoundError:
+        raise BoardInputError("no such file") from None
+    except IsADirectoryError:
+        raise BoardInputError("is a directory, not a board file") from None
+    except OSError as error:
+        raise BoardInputError(f"cannot read the file ({error.strerror or error})") from None
+
+
+def read_board(source: str, stdin: BinaryIO | None = None) -> Kingdom:
+    """Read a text or JSON board from a path, or from stdin when ``source`` is ``-``."""
+    data = _read_bytes(source, stdin)
+    if len(data) > MAX_BOARD_BYTES:
+        raise BoardInputError(f"more than {MAX_BOARD_BYTES // 1024} KiB: far too large to be a board")
+    text = decode_board_bytes(data)
+    try:
+        return Kingdom.parse(text)
+    except BoardFormatError as error:
+        raise BoardInputError(str(error)) from None
+
+
+def _source_name(source: str) -> str:
+    return "stdin" if source == STDIN else source
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"kingdomino {command}: {_one_line(message)}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
+    """argparse, but returning its exit status instead of raising SystemExit out of main()."""
+    try:
+        return parser.parse_args(list(argv))
+    except SystemExit as stop:
+        return int(stop.code or 0)
+
+
+def _add_bonus_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--harmony", action="store_true", help="+5 when the whole frame is filled (no empty square)"
+    )
+    parser.add_argument(
+        "--middle-kingdom", action="store_true", help="+10 when the castle is in the middle of the kingdom"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of a readable breakdown"
+    )
+
+
+# --- readable output ---------------------------------------------------------------------------
+def _cell_list(cells: Sequence[tuple[int, int]]) -> str:
+    return " ".join(f"({row + 1},{col + 1})" for row, col in cells)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _bonus_lines(report: ScoreReport, kingdom: Kingdom) -> list[str]:
+    lines = []
+    if report.options.get("harmony"):
+        empties = sum(1 for _, square in kingdom.cells() if square.terrain is Terrain.EMPTY)
+        reason = (
+            "the frame is full" if report.bonuses["harmony"] else f"{_plural(empties, 'empty square')} left"
+        )
+        lines.append(f"  Harmony bonus:        +{report.bonuses['harmony']} ({reason})")
+    if report.options.get("middle_kingdom"):
+        castles = len(castle_cells(kingdom))
+        if report.bonuses["middle_kingdom"]:
+            reason = "the castle is in the middle"
+        elif castles != 1:
+            reason = f"needs exactly one castle, found {castles}"
+        else:
+            reason = "the castle is off-centre"
+        lines.append(f"  Middle Kingdom bonus: +{report.bonuses['middle_kingdom']} ({reason})")
+    return lines
+
+
+def format_report(report: ScoreReport, kingdom: Kingdom) -> str:
+    """The readable breakdown of ``kingdomino score``: total, bonuses, territories, warnings."""
+    size = report.grid_size
+    lines = [
+        f"Score: {report.total} points ({size}×{size} kingdom)",
+        f"  territories:          {report.base}",
+    ]
+    lines += _bonus_lines(report, kingdom)
+    lines.append(
+        f"Crowns: {report.crowns}   largest territory: {_plural(report.largest_territory, 'square')}"
+    )
+    lines.append("")
+    lines.append("Territories (highest score first; cells as (row,column) counted from 1 at the top left):")
+    for territory in report.territories:
+        size_and_crowns = f"{_plural(territory.squares, 'square')} × {_plural(territory.crowns, 'crown')}"
+        figures = f"{size_and_crowns} = {territory.score}"
+        lines.append(f"  {territory.terrain.value:<9} {figures:<30} {_cell_list(territory.cells)}")
+    if not report.territories:
+        lines.append("  (none)")
+    lines.append("")
+    if report.warnings:
+        lines.append("Warnings (the score above counts the board as given; check these squares):")
+        lines += [f"  - {warning}" for warning in report.warnings]
+    else:
+        lines.append("Warnings: none")
+    return "\n".join(lines)
+
+
+def format_ranking(ranking: GameRanking) -> str:
+    """The readable table of ``kingdomino rank``."""
+    title = "Dynasty" if ranking.games > 1 else "Game"
+    lines = [f"{title} ranking ({ranking.edition} edition rules, {_plural(ranking.games, 'game')})"]
+    width = max(len(standing.name) for standing in ranking.standings)
+    for standing in ranking.standings:
+        tied = sum(1 for other in ranking.standings if other.rank == standing.rank) > 1
+        place = f"{standing.rank}{'=' if tied else '.'}"
+        games = f"  games {' + '.join(map(str, standing.game_totals))}" if ranking.games > 1 else ""
+        lines.append(
+            f"  {place:<4}{standing.name:<{width}}  {standing.total:>4} points  "
+            f"largest territory {standing.largest_territory:>2}  crowns {standing.crowns:>2}{games}"
+        )
+    if ranking.decided_by == SHARED_VICTORY:
+        lines.append(f"Shared victory: {', '.join(ranking.winners)} (tied on every tie-break)")
+    else:
+        lines.append(f"Winner: {ranking.winners[0]} (decided by {ranking.decided_by})")
+    for standing in ranking.standings:
+        for number, report in enumerate(standing.reports, start=1):
+            game = f" game {number}" if ranking.games > 1 else ""
+            lines += [f"Warning for {standing.name}{game}: {warning}" for warning in report.warnings]
+    return "\n".join(lines)
+
+
+# --- score -------------------------------------------------------------------------------------
+def score_main(argv: Sequence[str], stdin: BinaryIO | None = None) -> int:
+    """``kingdomino score BOARD [--harmony] [--middle-kingdom] [--json]``."""
+    parser = argparse.ArgumentParser(
+        prog="kingdomino score", description="Score one Kingdomino board given as text or JSON."
+    )
+    parser.add_argument("board", help="board file (text or JSON), or - to read standard input")
+    _add_bonus_flags(parser)
+    args = _parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
+    try:
+        kingdom = read_board(args.board, stdin)
+    except BoardInputError as error:
+        return _fail("score", f"{_source_name(args.board)}: {error}")
+    report = score_kingdom(kingdom, harmony=args.harmony, middle_kingdom=args.middle_kingdom)
+    print(json.dumps(report.to_dict()) if args.json else format_report(report, kingdom))
+    return 0
+
+
+# --- rank --------------------------------------------------------------------------------------
+def _player_and_source(argument: str) -> tuple[str, str]:
+    """``NAME=PATH`` or a bare path (the name is then the file stem, ``stdin`` for ``-``)."""
+    name, separator, source = argument.partition("=")
+    if separator and name and source and not Path(argument).exists():
+        return name, source
+    return ("stdin" if argument == STDIN else Path(argument).stem or argument), argument
+
+
+def _group_boards(
+    arguments: Sequence[str], is_dynasty: bool, read: Callable[[str], Kingdom]
+) -> list[dict[str, Kingdom]]:
+    """One {player: kingdom} per game; a Dynasty lists each player once per game, in game order."""
+    boards: dict[str, list[Kingdom]] = {}
+    if sum(1 for argument in arguments if _player_and_source(argument)[1] == STDIN) > 1:
+        raise BoardInputError("standard input (-) can hold only one board")
+    for argument in arguments:
+        name, source = _player_and_source(argument)
+        if name in boards and not is_dynasty:
+            raise BoardInputError(
+                f"player {name!r} is given twice; name players NAME=PATH (or use --dynasty for several games)"
+            )
+        try:
+            boards.setdefault(name, []).append(read(source))
+        except BoardInputError as error:
+            raise BoardInputError(f"{_source_name(source)}: {error}") from None
+    counts = {len(kingdoms) for kingdoms in boards.values()}
+    if len(counts) > 1:
+        per_player = ", ".join(f"{name} {len(kingdoms)}" for name, kingdoms in boards.items())
+        raise BoardInputError(f"every player needs the same number of games ({per_player})")
+    return [{name: kingdoms[game] for name, kingdoms in boards.items()} for game in range(counts.pop())]
+
+
+def rank_main(argv: Sequence[str], stdin: BinaryIO | None = None) -> int:
+    """``kingdomino rank [NAME=]BOARD ... [--edition E] [--dynasty] [bonus flags] [--json]``."""
+    parser = argparse.ArgumentParser(
+        prog="kingdomino rank",
+        description="Rank a game: one board per player. Name players NAME=PATH, or the file stem is used.",
+    )
+    parser.add_argument("boards", nargs="+", metavar="[NAME=]BOARD", help="one board per player (- = stdin)")
+    parser.add_argument(
+        "--edition",
+        choices=EDITIONS,
+        default="second",
+        help="tie-break rules: second (tied players share the victory) or nordic (most crowns wins)",
+    )
+    parser.add_argument(
+        "--dynasty",
+        action="store_true",
+        help=f"several games ({DYNASTY_GAMES} in the rules): give NAME=BOARD once per game, totals added",
+    )
+    _add_bonus_flags(parser)
+    args = _parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
+    try:
+        games = _group_boards(args.boards, args.dynasty, lambda source: read_board(source, stdin))
+    except BoardInputError as error:
+        return _fail("rank", str(error))
+    options = {"edition": args.edition, "harmony": args.harmony, "middle_kingdom": args.middle_kingdom}
+    ranking = dynasty(games, **options) if args.dynasty else rank_game(games[0], **options)
+    print(json.dumps(ranking.to_dict()) if args.json else format_ranking(ranking))
+    return 0
