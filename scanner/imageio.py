@@ -33,6 +33,8 @@ from scanner.errors import PhotoError  # noqa: E402
 pillow_heif.register_heif_opener()
 # Our limit (MAX_PIXELS) is below Pillow's warning threshold, so its warning only ever repeats a refusal.
 warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+# Damaged metadata ("Corrupt EXIF data") costs at most the rotation; the player gets no stderr noise for it.
+warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL\.")
 
 #: Largest photo accepted, in pixels: 60 MP, so that 48 MP and 50 MP phone photos pass.
 MAX_PIXELS = 60_000_000

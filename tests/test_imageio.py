@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import io
-import struct
-import zlib
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from photo_files import animated, forged_png
 from PIL import Image, ImageOps
 
 from scanner.errors import PhotoError
@@ -44,22 +43,6 @@ def encode(image_bgr: np.ndarray, image_format: str, **options) -> bytes:
     buffer = io.BytesIO()
     Image.fromarray(np.ascontiguousarray(image_bgr[:, :, ::-1])).save(buffer, image_format, **options)
     return buffer.getvalue()
-
-
-def png_chunk(kind: bytes, payload: bytes) -> bytes:
-    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
-
-
-def forged_png(width: int, height: int) -> bytes:
-    """A tiny PNG whose (valid, CRC-correct) header claims ``width``×``height`` RGB pixels."""
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(b"\x00" * 64)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + png_chunk(b"IHDR", header)
-        + png_chunk(b"IDAT", pixels)
-        + png_chunk(b"IEND", b"")
-    )
 
 
 def error_of(source) -> str:
@@ -114,10 +97,7 @@ def test_pixel_limit_sits_between_48_mp_and_pillow_warning() -> None:
 
 @pytest.mark.parametrize("image_format", ["GIF", "PNG", "WEBP"])
 def test_animated_images_are_refused(image_format: str) -> None:
-    frames = [Image.new("RGB", (32, 32), colour) for colour in ("red", "green", "blue")]
-    buffer = io.BytesIO()
-    frames[0].save(buffer, image_format, save_all=True, append_images=frames[1:], duration=100, loop=0)
-    message = error_of(buffer.getvalue())
+    message = error_of(animated(image_format))
     assert "animated" in message and "still photo" in message
 
 
