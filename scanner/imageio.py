@@ -342,7 +342,7 @@ def _apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
 
 def _looks_grayscale(image: np.ndarray) -> bool:
     """True when the colour channels (nearly) agree everywhere: a black-and-white photo saved as colour."""
-    step = max(1, int(np.sqrt(image.shape[0] * image.shape[1] / 40_000)))
+    step = max(1, int(np.sqrt(image.shape[0] * image.shape[1] / 10_000)))
     sample = image[::step, ::step].astype(np.int16)
     spread = np.abs(sample[:, :, 0] - sample[:, :, 1]) + np.abs(sample[:, :, 1] - sample[:, :, 2])
     return float(np.percentile(spread, 99)) <= 6

@@ -1,0 +1,1 @@
+"""Speed and memory benchmark of the photo scanner: ``python -m benchmarks`` (see ``__main__``)."""

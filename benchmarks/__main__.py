@@ -1,0 +1,237 @@
+"""``python -m benchmarks``: time per stage, peak memory and scan/decode ratio for 1, 12 and 48 MP photos.
+
+Each photo is a generated table scene (``model.scenes``) saved as a JPEG. Every size is measured in a
+fresh child process pinned to one CPU core with one thread per library, so peak resident memory belongs
+to that size alone and interpreter start-up and model loading are excluded from the scan time. Times are
+medians of ``--runs`` scans; the baseline is ``cv2.imdecode`` of the same JPEG bytes in the same process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ONE_THREAD = {
+    name: "1"
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+}
+for _name, _value in ONE_THREAD.items():  # before numpy / OpenCV start their thread pools
+    os.environ.setdefault(_name, _value)
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+#: Photo sizes measured: label -> (width, height).
+SIZES = {"1 MP": (1152, 864), "12 MP": (4000, 3000), "48 MP": (8000, 6000)}
+TARGET_SECONDS_12MP = 1.5
+TARGET_RATIO = 4.0
+SCENE_SEED = 7
+
+
+def machine() -> dict:
+    """What the figures were measured on."""
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if "model name" in line
+        ),
+        platform.processor() or "unknown CPU",
+    )
+    import PIL
+    import sklearn
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "opencv": cv2.__version__,
+        "scikit-learn": sklearn.__version__,
+        "pillow": PIL.__version__,
+        "load average": " ".join(f"{value:.1f}" for value in os.getloadavg()),
+    }
+
+
+def make_photos(folder: Path, quality: int = 90) -> dict[str, Path]:
+    """One 12 MP scene, resized to each size (a 48 MP scene is the same table seen at 4× the pixels)."""
+    from model.scenes import generate_scene
+
+    scene = generate_scene(SCENE_SEED, size=SIZES["12 MP"])
+    photos = {}
+    for label, size in SIZES.items():
+        shrinking = size[0] < scene.image.shape[1]
+        image = cv2.resize(scene.image, size, interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+        path = folder / f"scene_{label.replace(' ', '')}.jpg"
+        cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        photos[label] = path
+    return photos
+
+
+def peak_resident_bytes() -> int:
+    """Peak resident memory of this process: VmHWM, because ru_maxrss keeps the parent's peak over exec."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _scan_function():
+    """``path -> (stage timings, grid size)``; only photo loading while the scanner is not built yet."""
+    try:
+        from scanner.recognizer import KingdomScanner
+    except ImportError:
+        from scanner.imageio import load_photo
+
+        def load_only(path: str) -> tuple[dict, str]:
+            started = time.perf_counter()
+            load_photo(path)
+            return {"decode": time.perf_counter() - started}, "load_photo only (no scanner yet)"
+
+        return load_only
+    scanner = KingdomScanner()
+
+    def scan(path: str) -> tuple[dict, int]:
+        result = scanner.scan(path)
+        return dict(result.timings), result.grid_size
+
+    return scan
+
+
+def measure(photo: Path, runs: int) -> dict:
+    """Inside the one-core child: scan ``runs`` times, read the stage timings, then the decode baseline."""
+    cv2.setNumThreads(1)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    started = time.perf_counter()
+    scan = _scan_function()
+    model_seconds = time.perf_counter() - started
+    data = photo.read_bytes()
+    whole, stages, located = [], [], None
+    for _ in range(runs):
+        started = time.perf_counter()
+        try:
+            timings, located = scan(str(photo))
+            stages.append(timings)
+        except Exception as error:  # noqa: BLE001 - a failed scan is still a measured (and reported) outcome
+            located = f"error: {error}"
+        whole.append(time.perf_counter() - started)
+    peak = peak_resident_bytes()
+    decode = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        decode.append(time.perf_counter() - started)
+    names = list(dict.fromkeys(name for timing in stages for name in timing))
+    return {
+        "jpeg_mb": len(data) / 1e6,
+        "imdecode": float(np.median(decode)),
+        "scan": float(np.median(whole)),
+        "stages": {name: float(np.median([timing.get(name, 0.0) for timing in stages])) for name in names},
+        "peak_rss_mb": peak / 2**20,
+        "model_load": model_seconds,
+        "result": located,
+        "runs": runs,
+    }
+
+
+def run_child(photo: Path, runs: int) -> dict:
+    command = [sys.executable, "-m", "benchmarks", "--child", str(photo), "--runs", str(runs)]
+    done = subprocess.run(
+        command, env={**os.environ, **ONE_THREAD}, capture_output=True, text=True, timeout=1800
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark child failed for {photo.name}:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+def markdown(results: dict[str, dict], about: dict) -> str:
+    stage_names = list(dict.fromkeys(name for figures in results.values() for name in figures["stages"]))
+    header = [
+        "photo",
+        "JPEG",
+        "cv2.imdecode",
+        *stage_names,
+        "whole scan",
+        "scan / imdecode",
+        "peak RSS",
+        "result",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for label, figures in results.items():
+        cells = [label, f"{figures['jpeg_mb']:.1f} MB", f"{figures['imdecode'] * 1000:.0f} ms"]
+        cells += [f"{figures['stages'].get(name, 0.0) * 1000:.0f} ms" for name in stage_names]
+        cells += [
+            f"{figures['scan'] * 1000:.0f} ms",
+            f"{figures['scan'] / figures['imdecode']:.1f}×",
+            f"{figures['peak_rss_mb']:.0f} MB",
+            str(figures["result"])
+            if isinstance(figures["result"], str)
+            else f"{figures['result']}×{figures['result']}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    first = next(iter(results.values()))
+    lines += [
+        "",
+        f"Median of {first['runs']} scans per size on one pinned core with one thread; model loading "
+        f"({first['model_load']:.2f} s) excluded. Stage times are the scanner's own `ScanResult.timings`.",
+        f"Machine: {about['cpu']}, {about['cores']} cores, load average {about['load average']} while "
+        f"measuring; Python {about['python']}, numpy {about['numpy']}, OpenCV {about['opencv']}, "
+        f"scikit-learn {about['scikit-learn']}, Pillow {about['pillow']}.",
+    ]
+    twelve = results.get("12 MP")
+    if twelve:
+        ratio = twelve["scan"] / twelve["imdecode"]
+        lines.append(
+            f"Targets (12 MP): whole scan {twelve['scan']:.2f} s ≤ {TARGET_SECONDS_12MP} s: "
+            f"{_verdict(twelve['scan'] <= TARGET_SECONDS_12MP)}; "
+            f"{ratio:.1f}× the JPEG decode ≤ {TARGET_RATIO:.0f}×: {_verdict(ratio <= TARGET_RATIO)}."
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="scans per size (median reported)")
+    parser.add_argument(
+        "--sizes", default=",".join(SIZES), help="comma-separated subset of: " + ", ".join(SIZES)
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of markdown")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(args.child, args.runs)))
+        return 0
+    labels = [label.strip() for label in args.sizes.split(",") if label.strip()]
+    unknown = [label for label in labels if label not in SIZES]
+    if unknown:
+        parser.error(f"unknown size {unknown[0]!r}; choose from {', '.join(SIZES)}")
+    with tempfile.TemporaryDirectory(prefix="kingdomino-bench-") as folder:
+        photos = make_photos(Path(folder))
+        results = {label: run_child(photos[label], args.runs) for label in labels}
+    about = machine()
+    print(
+        json.dumps({"machine": about, "results": results}, indent=2)
+        if args.json
+        else markdown(results, about)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
