@@ -1,0 +1,195 @@
+"""Raw classifier reading versus joint decoding, on the real boards.
+
+``python -m model.decode_eval`` reads the out-of-fold square probabilities written by
+``python -m model.evaluate`` (out/oof_board_probs.npz: one (N, N, 18) array per board name) and
+prints a markdown section for model/MODEL.md. ``--simulated SEED`` measures instead on the true
+labels blurred by a fixed confusion model (crowns under-read, similar terrains swapped), which is
+how the decoder was developed before real out-of-fold probabilities existed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from scanner.decode import decode_kingdom
+from scanner.kingdom import Kingdom
+from scanner.reading import LABEL_INDEX, LABELS
+from scanner.scoring import score_kingdom
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS_PATH = ROOT / "data" / "real" / "labels.json"
+OOF_PATH = ROOT / "out" / "oof_board_probs.npz"
+
+#: Likely misreadings of each label (token -> tokens), used only by the simulated probabilities.
+CONFUSIONS: dict[str, tuple[str, ...]] = {
+    "W0": ("G0", "S0"),
+    "W1": ("W0",),
+    "F0": ("S0", "L0"),
+    "F1": ("F0",),
+    "L0": ("F0",),
+    "L1": ("L0",),
+    "G0": ("W0", "S0"),
+    "G1": ("G0",),
+    "G2": ("G1", "G0"),
+    "S0": ("G0", "M0", "F0"),
+    "S1": ("S0",),
+    "S2": ("S1", "S0"),
+    "M0": ("S0",),
+    "M1": ("M0",),
+    "M2": ("M1", "M0"),
+    "M3": ("M2", "M0"),
+    "C": (".", "M0"),
+    ".": ("S0", "F0"),
+}
+_TOKEN_INDEX = {label.token: index for index, label in enumerate(LABELS)}
+
+
+def load_truths(path: Path = LABELS_PATH) -> dict[str, Kingdom]:
+    """The labelled real boards, by image name."""
+    boards = json.loads(path.read_text())["boards"]
+    return {name: Kingdom.from_dict({"squares": board["grid"]}) for name, board in boards.items()}
+
+
+def simulated_probabilities(truth: Kingdom, rng: np.random.Generator, error_rate: float = 0.05) -> np.ndarray:
+    """Classifier-like probabilities for a known kingdom: mostly right, wrong towards likely confusions."""
+    size = truth.grid_size
+    probabilities = np.empty((size, size, len(LABELS)))
+    for (row, col), square in truth.cells():
+        true_index = LABEL_INDEX[square]
+        likely = [_TOKEN_INDEX[token] for token in CONFUSIONS[square.token]]
+        logits = rng.normal(0.0, 1.0, len(LABELS))
+        logits[true_index] += 4.0
+        logits[likely] += 1.5
+        if rng.random() < error_rate:
+            logits[likely[rng.integers(len(likely))]] = logits[true_index] + rng.exponential(1.0)
+        weights = np.exp(logits - logits.max())
+        probabilities[row, col] = weights / weights.sum()
+    return probabilities
+
+
+def _label_grid(kingdom: Kingdom) -> np.ndarray:
+    return np.array([[LABEL_INDEX[square] for square in row] for row in kingdom.squares])
+
+
+def _rate(count: int, total: int) -> str:
+    return f"{count}/{total} ({100.0 * count / max(total, 1):.1f}%)"
+
+
+def compare_raw_decoded(
+    probabilities: dict[str, np.ndarray], truths: dict[str, Kingdom], **decode_options
+) -> str:
+    """Markdown section: raw argmax versus decoded kingdom on every board that has a truth."""
+    names = sorted(name for name in probabilities if name in truths)
+    terrain_of = np.array([label.terrain.value for label in LABELS])
+    crowns_of = np.array([label.crowns for label in LABELS])
+    tally = {
+        key: {"terrain": 0, "crowns": 0, "both": 0, "boards": 0, "score": 0, "error": 0}
+        for key in ("raw", "dec")
+    }
+    changed = changed_right = changed_wrong = flagged = errors = errors_flagged = squares = 0
+    seconds: list[float] = []
+    for name in names:
+        truth = _label_grid(truths[name])
+        true_base = score_kingdom(truths[name]).base
+        started = time.perf_counter()
+        decoded = decode_kingdom(probabilities[name], **decode_options)
+        seconds.append(time.perf_counter() - started)
+        raw = np.asarray(probabilities[name]).argmax(axis=2)
+        for key, labels in (("raw", raw), ("dec", _label_grid(decoded.kingdom))):
+            kingdom = Kingdom.from_rows([[LABELS[label] for label in row] for row in labels])
+            base_error = abs(score_kingdom(kingdom).base - true_base)
+            counts = tally[key]
+            counts["terrain"] += int((terrain_of[labels] == terrain_of[truth]).sum())
+            counts["crowns"] += int((crowns_of[labels] == crowns_of[truth]).sum())
+            counts["both"] += int((labels == truth).sum())
+            counts["boards"] += int((labels == truth).all())
+            counts["score"] += int(base_error == 0)
+            counts["error"] += base_error
+        decoded_labels = _label_grid(decoded.kingdom)
+        squares += truth.size
+        changed += int(decoded.changed.sum())
+        changed_right += int((decoded.changed & (decoded_labels == truth)).sum())
+        changed_wrong += int((decoded.changed & (raw == truth)).sum())
+        flagged += int(decoded.flagged.sum())
+        errors += int((decoded_labels != truth).sum())
+        errors_flagged += int(((decoded_labels != truth) & decoded.flagged).sum())
+
+    boards = len(names)
+    raw, dec = tally["raw"], tally["dec"]
+    milliseconds = 1000.0 * np.array(seconds or [0.0])
+    kept_wrong = changed - changed_right - changed_wrong
+    per_board = boards or 1
+    lines = [
+        f"Boards: {boards}, squares: {squares}.",
+        "",
+        "| measure | raw argmax | decoded |",
+        "|---|---|---|",
+        f"| squares, terrain right | {_rate(raw['terrain'], squares)} | {_rate(dec['terrain'], squares)} |",
+        f"| squares, crowns right | {_rate(raw['crowns'], squares)} | {_rate(dec['crowns'], squares)} |",
+        f"| squares, both right | {_rate(raw['both'], squares)} | {_rate(dec['both'], squares)} |",
+        f"| boards, all squares right | {_rate(raw['boards'], boards)} | {_rate(dec['boards'], boards)} |",
+        f"| boards, exact base score | {_rate(raw['score'], boards)} | {_rate(dec['score'], boards)} |",
+        f"| mean abs. base-score error | {raw['error'] / per_board:.2f} | {dec['error'] / per_board:.2f} |",
+        "",
+        f"Squares changed by the decoder: {changed} (right after the change: {changed_right}; "
+        f"right before and wrong after: {changed_wrong}; wrong either way: {kept_wrong}).",
+        f"Squares flagged for the player: {_rate(flagged, squares)}; decoded errors among them: "
+        f"{_rate(errors_flagged, errors)} of the errors.",
+        f"Decoding time per kingdom: median {np.median(milliseconds):.1f} ms, "
+        f"max {milliseconds.max():.1f} ms.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m model.decode_eval", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "probabilities", nargs="?", type=Path, default=OOF_PATH, help="npz of (N, N, 18) per board"
+    )
+    parser.add_argument("--simulated", type=int, metavar="SEED", help="use simulated probabilities instead")
+    parser.add_argument(
+        "--repeats", type=int, default=4, help="simulated readings per board (with --simulated)"
+    )
+    args = parser.parse_args(argv)
+    truths = load_truths()
+    if args.simulated is not None:
+        rng = np.random.default_rng(args.simulated)
+        probabilities = {
+            f"{name}#{repeat}": simulated_probabilities(truth, rng)
+            for repeat in range(args.repeats)
+            for name, truth in truths.items()
+        }
+        truths = {
+            f"{name}#{repeat}": truth for repeat in range(args.repeats) for name, truth in truths.items()
+        }
+        title = f"### Joint decoding on simulated readings (seed {args.simulated}, {args.repeats} per board)"
+    else:
+        if not args.probabilities.is_file():
+            print(
+                f"no probabilities at {args.probabilities}: run `python -m model.evaluate` first",
+                file=sys.stderr,
+            )
+            return 1
+        with np.load(args.probabilities, allow_pickle=False) as archive:
+            probabilities = {
+                name: archive[name] for name in archive.files if name in truths and archive[name].ndim == 3
+            }
+        if not probabilities:
+            print(
+                f"{args.probabilities} holds no (N, N, 18) arrays named after labelled boards",
+                file=sys.stderr,
+            )
+            return 1
+        title = "### Joint decoding on out-of-fold classifier probabilities (real boards)"
+    print(title + "\n\n" + compare_raw_decoded(probabilities, truths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
