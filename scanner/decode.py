@@ -18,7 +18,6 @@ is once the square is forbidden its decoded label, turned into a probability 1 /
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -43,8 +42,9 @@ ORPHAN_PENALTY = 3.0
 PROBABILITY_FLOOR = 1e-4
 #: Squares whose decoded label wins by less than this gap (nats) are flagged for the player.
 FLAG_MARGIN = 1.4
-#: Time for the exact confidence re-solves; squares not reached keep a guaranteed lower bound.
-CONFIDENCE_BUDGET_SECONDS = 0.06
+#: Exact re-solves allowed for the confidence of undecided squares (about 5 ms each on a 5×5 board);
+#: a count rather than a time limit, so that the same probabilities always give the same flags.
+MAX_EXACT_GAPS = 12
 
 
 def _domino_kinds() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -385,14 +385,13 @@ def decode_kingdom(
     probabilities: np.ndarray,
     orphan_penalty: float = ORPHAN_PENALTY,
     flag_margin: float = FLAG_MARGIN,
-    confidence_budget: float = CONFIDENCE_BUDGET_SECONDS,
+    max_exact_gaps: int = MAX_EXACT_GAPS,
 ) -> DecodedKingdom:
     """Most probable kingdom under the rules and the box, with per-square confidence and flags.
 
     ``probabilities`` is (N, N, 18) over ``scanner.reading.LABELS``; rows need not be normalised.
     Raises ValueError for arrays of the wrong shape or with negative / non-finite entries.
     """
-    started = time.perf_counter()
     flat = _validated(probabilities)
     size = int(np.asarray(probabilities).shape[0])
     costs = _label_costs(flat)
@@ -412,9 +411,7 @@ def decode_kingdom(
     local = _LocalAlternatives(costs, size, best, orphan_penalty)
     margins = np.array([local.gap(cell) for cell in cells])
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
-    for cell in undecided[np.argsort(margins[undecided])]:
-        if time.perf_counter() - started > confidence_budget:
-            break
+    for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_exact_gaps]:
         margins[cell] = _exact_gap(costs, edges, orphan_penalty, best, int(cell), flag_margin)
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
