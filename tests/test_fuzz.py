@@ -144,7 +144,7 @@ JSON_VALUES = st.recursive(
     lambda children: (
         st.lists(children, max_size=8) | st.dictionaries(st.text(max_size=10), children, max_size=5)
     ),
-    max_leaves=60,
+    max_leaves=20,
 )
 SQUARE_DICTS = st.fixed_dictionaries(
     {},
