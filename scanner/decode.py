@@ -2,19 +2,24 @@
 
 A square classifier reads squares one at a time. The decoder adds what it ignores: a kingdom has
 exactly one castle, and every other non-empty square is half of a domino laid next to its other
-half, each domino being one of the 48 of the box, used at most once.
+half, each domino being one of the 48 of the box, used at most once (all 55 labelled real boards
+tile this way).
 
-The decoding is an exact integer programme (scipy's HiGHS MILP). Every square is covered by one
-option: the castle, a gap, half of a box domino placed on it and a neighbour (either order), or an
-"orphan" - a square that belongs to no valid domino, which costs a fixed penalty. Orphans make the
-domino rule soft: real boards break it now and then (a crown hidden under the 3D castle model, a
-label slip), and a confident reading must then stay as read instead of being forced into an absurd
-tiling. The objective is the sum of -log probabilities plus the orphan penalties, so a labelling
-that is already consistent is its own optimum and is returned unchanged.
+The decoding is an exact integer programme solved with scipy's HiGHS: first its linear relaxation,
+which is almost always integral and then already the optimum, else the MILP. Every square is covered
+by one option: the castle, a gap, half of a box domino placed on it and a neighbour (either order),
+an "unknown domino" with a neighbour, or an "orphan" alone; the last two cost a fixed penalty. They
+make the domino rule soft: real boards break it now and then (a crown hidden under the 3D castle
+model, a square missing from a generated scene), and a confident reading must then stay as read
+instead of being forced into an absurd tiling. The objective is the sum of -log probabilities plus
+the penalties, so a labelling that is already consistent is its own optimum and comes back unchanged.
 
-Confidence after decoding is the exact min-marginal gap: how much less probable the best decoding
-is once the square is forbidden its decoded label, turned into a probability 1 / (1 + e^-gap).
+Confidence after decoding comes from the min-marginal gap of each square: how much less probable the
+best decoding gets once the square may not keep its label, as a probability 1 / (1 + e^-gap). Cheap
+complete alternatives bound the gap from above, the next-best label from below; squares whose flag
+depends on the exact value are re-solved exactly.
 """
+
 
 from __future__ import annotations
 

@@ -150,6 +150,19 @@ def test_a_confident_reading_that_breaks_a_domino_is_kept_and_flagged() -> None:
     assert not decoded.changed.any()
 
 
+def test_single_missing_squares_stay_gaps() -> None:
+    # Generated scenes drop single squares, leaving half dominoes; a confident reading must survive.
+    rng = np.random.default_rng(5)
+    for name, truth in list(real_boards().items())[:15]:
+        for _ in range(2):
+            row, col = rng.integers(5, size=2)
+            if truth[row, col].terrain != Terrain.CASTLE:
+                truth = truth.replace((row, col), Square(Terrain.EMPTY))
+        decoded = decode_kingdom(sure(truth, 0.9))
+        assert decoded.kingdom == truth, name
+        assert not decoded.changed.any(), name
+
+
 @pytest.mark.parametrize("confidence", [0.9, 0.5])
 def test_never_makes_a_correct_real_board_wrong(confidence: float) -> None:
     rng = np.random.default_rng(7)
