@@ -1,0 +1,140 @@
+"""Augmentations that imitate real table photos, and synthetic table squares for the "empty" class.
+
+A square cut from a phone photo is never pixel-exact, lit like the training photos, or at 100 px:
+training on jittered, re-lit, blurred, noisy, re-compressed and re-sized copies is what lets the model
+read other cameras. Empty squares show whatever table the kingdom lies on, so synthetic tables
+(wood, cloth, plain, noisy, random colours) teach "empty" more than the 20 wood squares of the boards.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def rotate90(image: np.ndarray, quarter_turns: int) -> np.ndarray:
+    return np.ascontiguousarray(np.rot90(image, quarter_turns % 4))
+
+
+def misalign(image: np.ndarray, rng: np.random.Generator, max_shift: float = 0.06, max_scale: float = 0.08):
+    """Shift, scale and slightly turn the crop, as a grid found in a photo would (edges reflect)."""
+    height, width = image.shape[:2]
+    scale = 1.0 + rng.uniform(-max_scale, max_scale)
+    angle = rng.uniform(-4.0, 4.0)
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), angle, scale)
+    matrix[:, 2] += rng.uniform(-max_shift, max_shift, size=2) * (width, height)
+    return cv2.warpAffine(
+        image, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+    )
+
+
+def board_crop(
+    board: np.ndarray, row: int, col: int, grid: int, rng: np.random.Generator, max_shift: float = 0.07
+) -> np.ndarray:
+    """A jittered crop of one square from the whole board photo, so real neighbours show at the edges."""
+    height, width = board.shape[:2]
+    square_h, square_w = height / grid, width / grid
+    scale = 1.0 + rng.uniform(-0.08, 0.08)
+    center_y = (row + 0.5 + rng.uniform(-max_shift, max_shift)) * square_h
+    center_x = (col + 0.5 + rng.uniform(-max_shift, max_shift)) * square_w
+    half = 0.5 * scale * square_w
+    pad = int(square_w)
+    padded = cv2.copyMakeBorder(board, pad, pad, pad, pad, cv2.BORDER_REFLECT)
+    y0, x0 = int(round(center_y - half)) + pad, int(round(center_x - half)) + pad
+    side = int(round(2 * half))
+    crop = padded[y0 : y0 + side, x0 : x0 + side]
+    angle = rng.uniform(-3.0, 3.0)
+    matrix = cv2.getRotationMatrix2D((side / 2, side / 2), angle, 1.0)
+    return cv2.warpAffine(crop, matrix, (side, side), borderMode=cv2.BORDER_REFLECT)
+
+
+def shift_hue(image: np.ndarray, degrees: float) -> np.ndarray:
+    """Turn the hue (castles come in four colours; the boards show only some of them)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(round(degrees / 2))) % 180).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+
+
+def relight(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Colour temperature, tint, brightness, contrast and gamma of another lamp and camera."""
+    pixels = image.astype(np.float32) / 255.0
+    temperature = rng.uniform(-0.18, 0.18) * strength
+    tint = rng.uniform(-0.08, 0.08) * strength
+    gains = np.array([1.0 - temperature, 1.0 + tint, 1.0 + temperature], dtype=np.float32)  # B, G, R
+    pixels = pixels * gains
+    brightness = np.exp(rng.uniform(-0.45, 0.35) * strength)
+    contrast = np.exp(rng.uniform(-0.3, 0.25) * strength)
+    mean = pixels.mean()
+    pixels = (pixels - mean) * contrast + mean
+    pixels = np.clip(pixels * brightness, 0.0, 1.0)
+    gamma = np.exp(rng.uniform(-0.25, 0.25) * strength)
+    return (np.power(pixels, gamma) * 255.0 + 0.5).astype(np.uint8)
+
+
+def degrade(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Resolution (40-300 px per square), blur, sensor noise and JPEG artefacts."""
+    side = int(rng.choice([rng.integers(40, 64), rng.integers(64, 120), rng.integers(120, 300)]))
+    interpolation = cv2.INTER_AREA if side < image.shape[0] else cv2.INTER_LINEAR
+    out = cv2.resize(image, (side, side), interpolation=interpolation)
+    if rng.random() < 0.5:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.2) * side / 64)
+    if rng.random() < 0.5:
+        noise = rng.normal(0.0, rng.uniform(2.0, 9.0), out.shape)
+        out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        quality = int(rng.integers(30, 95))
+        ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if ok:
+            out = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    return out
+
+
+def photo_like(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A full table-photo augmentation of an already cropped square."""
+    out = misalign(image, rng) if rng.random() < 0.8 else image
+    out = relight(out, rng)
+    return degrade(out, rng)
+
+
+def _random_table_colour(rng: np.random.Generator) -> np.ndarray:
+    """Mostly woods, greys, whites and blacks; sometimes any colour (BGR float 0-255)."""
+    kind = rng.random()
+    if kind < 0.45:
+        hue, saturation, value = rng.uniform(8, 22), rng.uniform(0.3, 0.8), rng.uniform(0.25, 0.9)
+    elif kind < 0.75:
+        hue, saturation, value = rng.uniform(0, 180), rng.uniform(0.0, 0.15), rng.uniform(0.05, 0.98)
+    else:
+        hue, saturation, value = rng.uniform(0, 180), rng.uniform(0.15, 0.9), rng.uniform(0.1, 0.95)
+    hsv = np.uint8([[[hue, saturation * 255, value * 255]]])
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+
+
+def synthetic_table(rng: np.random.Generator, side: int = 96) -> np.ndarray:
+    """A square of table surface: wood grain, cloth, plain, noisy or two-tone, with a random colour."""
+    base = _random_table_colour(rng)
+    ys, xs = np.mgrid[0:side, 0:side].astype(np.float32) / side
+    kind = rng.integers(0, 5)
+    if kind == 0:  # wood grain: wavy stripes along one direction
+        angle = rng.uniform(0, np.pi)
+        u = xs * np.cos(angle) + ys * np.sin(angle)
+        v = -xs * np.sin(angle) + ys * np.cos(angle)
+        wave = np.sin(
+            2 * np.pi * (u * rng.uniform(4, 25) + 0.3 * np.sin(2 * np.pi * v * rng.uniform(0.5, 3)))
+        )
+        pattern = 0.12 * wave + 0.05 * rng.standard_normal((side, side))
+    elif kind == 1:  # cloth / felt: blurred noise
+        pattern = cv2.GaussianBlur(
+            rng.standard_normal((side, side)).astype(np.float32), (0, 0), rng.uniform(0.5, 3)
+        )
+        pattern *= rng.uniform(0.05, 0.3)
+    elif kind == 2:  # plain with a slight light gradient
+        pattern = (xs - 0.5) * rng.uniform(-0.2, 0.2) + (ys - 0.5) * rng.uniform(-0.2, 0.2)
+    elif kind == 3:  # noisy (laminate, granite)
+        pattern = rng.uniform(0.03, 0.2) * rng.standard_normal((side, side))
+    else:  # two tones: a seam or table edge crossing the square
+        angle = rng.uniform(0, np.pi)
+        u = (xs - 0.5) * np.cos(angle) + (ys - 0.5) * np.sin(angle)
+        pattern = np.where(u > rng.uniform(-0.4, 0.4), rng.uniform(-0.35, 0.35), 0.0)
+        pattern += 0.04 * rng.standard_normal((side, side))
+    image = base[None, None, :] * (1.0 + pattern[..., None].astype(np.float32))
+    return np.clip(image, 0, 255).astype(np.uint8)

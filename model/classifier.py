@@ -1,0 +1,141 @@
+"""SquareClassifier: joint terrain + crown probabilities for square crops, from the packaged model file.
+
+The model file is a joblib dict of plain Python values (scikit-learn version, labels, feature
+configuration, temperature) plus the estimator as pickled bytes. The version is checked *before* the
+estimator is unpickled, so a file from another scikit-learn version gives a one-line ModelLoadError
+instead of a crash deep inside scikit-learn.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import joblib
+import numpy as np
+import sklearn
+
+from model.features import FeatureConfig, extract_features, normalise_crops, rotation_permutation
+from scanner.errors import ModelLoadError
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABELS, SquareReading
+
+MODEL_FORMAT = "kingdomino-square-classifier/1"
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "square_classifier.joblib"
+
+
+def _label_keys() -> list[list]:
+    return [[label.terrain.value, label.crowns] for label in LABELS]
+
+
+def check_crops(images: Sequence[np.ndarray]) -> None:
+    """Reject what is not an image crop with a clear message (ValueError)."""
+    for index, image in enumerate(images):
+        if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+            raise ValueError(f"square {index} is not a non-empty image array")
+        if image.ndim == 3 and image.shape[2] not in (1, 3, 4):
+            raise ValueError(f"square {index} has {image.shape[2]} channels (expected 1, 3 or 4)")
+
+
+class SquareClassifier:
+    """Reads square crops (BGR uint8, any size, any quarter turn) as one of the 18 joint labels."""
+
+    def __init__(
+        self,
+        estimator,
+        feature_config: FeatureConfig,
+        temperature: float = 1.0,
+        metadata: dict | None = None,
+    ) -> None:
+        self.estimator = estimator
+        self.feature_config = feature_config
+        self.temperature = float(temperature)
+        self.metadata = dict(metadata or {})
+        self._permutations = [rotation_permutation(feature_config, turns) for turns in range(4)]
+        self._columns = np.asarray(estimator.classes_, dtype=np.int64)
+
+    # ---- persistence -------------------------------------------------------------------------------
+    def save(self, path: str | Path = DEFAULT_MODEL_PATH) -> Path:
+        path = Path(path)
+        payload = {
+            "format": MODEL_FORMAT,
+            "sklearn_version": sklearn.__version__,
+            "labels": _label_keys(),
+            "feature_config": self.feature_config.to_dict(),
+            "temperature": self.temperature,
+            "metadata": self.metadata,
+            "estimator_pickle": pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL),
+        }
+        joblib.dump(payload, path, compress=3)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> SquareClassifier:
+        """Load the packaged model (or ``path``); ModelLoadError says why if it cannot be used."""
+        path = Path(path) if path is not None else DEFAULT_MODEL_PATH
+        if not path.is_file():
+            raise ModelLoadError(f"model file not found: {path} (run 'kingdomino train' to create it)")
+        try:
+            payload = joblib.load(path)
+        except Exception as error:  # any unpickling failure means the file is unusable
+            raise ModelLoadError(
+                f"model file {path} is damaged or not a model ({type(error).__name__})"
+            ) from error
+        if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+            raise ModelLoadError(f"model file {path} is not a kingdomino square classifier")
+        saved_version = payload.get("sklearn_version")
+        if saved_version != sklearn.__version__:
+            raise ModelLoadError(
+                f"model file {path} was trained with scikit-learn {saved_version}, but {sklearn.__version__} "
+                f"is installed: install scikit-learn=={saved_version} or retrain with 'kingdomino train'"
+            )
+        if payload.get("labels") != _label_keys():
+            raise ModelLoadError(
+                f"model file {path} was trained for other labels; retrain with 'kingdomino train'"
+            )
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", category=sklearn.exceptions.InconsistentVersionWarning)
+                estimator = pickle.loads(payload["estimator_pickle"])
+            config = FeatureConfig(**payload["feature_config"])
+        except Exception as error:
+            raise ModelLoadError(f"model file {path} is damaged ({type(error).__name__}: {error})") from error
+        return cls(estimator, config, payload.get("temperature", 1.0), payload.get("metadata"))
+
+    # ---- prediction --------------------------------------------------------------------------------
+    def predict_proba_features(self, features: np.ndarray) -> np.ndarray:
+        """(n, 18) probabilities from (n, d) features of unturned crops, averaged over the 4 quarter turns."""
+        n = len(features)
+        stacked = np.vstack([features[:, permutation] for permutation in self._permutations])
+        raw = self.estimator.predict_proba(stacked).reshape(4, n, -1)
+        log_mean = np.log(np.clip(raw, 1e-9, 1.0)).mean(axis=0) / self.temperature
+        log_mean -= log_mean.max(axis=1, keepdims=True)
+        probabilities = np.exp(log_mean)
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        out = np.zeros((n, len(LABELS)))
+        out[:, self._columns] = probabilities
+        return out
+
+    def predict_proba(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        """(n, 18) probabilities over scanner.reading.LABELS, rows summing to 1."""
+        images = list(images)
+        if not images:
+            return np.zeros((0, len(LABELS)))
+        check_crops(images)
+        features = extract_features(normalise_crops(images), self.feature_config)
+        return self.predict_proba_features(features)
+
+    def classify(self, images: Sequence[np.ndarray]) -> list[SquareReading]:
+        return readings_from_proba(self.predict_proba(images))
+
+
+def readings_from_proba(probabilities: np.ndarray) -> list[SquareReading]:
+    """The most likely label of each row, with its probability as confidence."""
+    readings = []
+    for row in np.asarray(probabilities):
+        best = int(np.argmax(row))
+        label: Square = LABELS[best]
+        readings.append(SquareReading(Terrain(label.terrain), label.crowns, float(row[best])))
+    return readings

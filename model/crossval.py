@@ -1,0 +1,75 @@
+"""Grouped cross-validation on the feature table: out-of-fold probabilities for every real square.
+
+Boards are split by kingdom (every photo of one physical kingdom on one side) and tiles by source
+photo, each into the same number of folds; augmented copies follow their original and synthetic tables
+are always training data. So every figure measures unseen kingdoms and unseen photos.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.model_selection import GroupKFold
+
+from model.classifier import SquareClassifier
+from model.features import FeatureConfig, rotation_permutation
+from model.table import SYNTHETIC_SOURCE, FeatureTable
+
+
+def assign_folds(table: FeatureTable, n_folds: int = 5) -> np.ndarray:
+    """Fold number of every row (-1 = always training: synthetic tables)."""
+    folds = np.full(len(table.labels), -1)
+    for source in np.unique(table.sources):
+        if source == SYNTHETIC_SOURCE:
+            continue
+        rows = np.flatnonzero(table.original & (table.sources == source))
+        splitter = GroupKFold(n_splits=n_folds, shuffle=True, random_state=0)
+        for fold, (_, test) in enumerate(splitter.split(rows, groups=table.groups[rows])):
+            test_groups = set(table.groups[rows[test]])
+            folds[np.isin(table.groups, list(test_groups)) & (table.sources == source)] = fold
+    return folds
+
+
+def training_rows(
+    table: FeatureTable, mask: np.ndarray, config: FeatureConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels to fit on: originals in all 4 quarter turns, copies as they are."""
+    originals = mask & table.original
+    copies = mask & ~table.original
+    blocks = [table.features[originals][:, rotation_permutation(config, turns)] for turns in range(4)]
+    features = np.vstack(blocks + [table.features[copies]])
+    labels = np.concatenate([np.tile(table.labels[originals], 4), table.labels[copies]])
+    return features, labels
+
+
+def fit_classifier(
+    table: FeatureTable, mask: np.ndarray, config: FeatureConfig, make_estimator: Callable[[], object]
+) -> SquareClassifier:
+    features, labels = training_rows(table, mask, config)
+    estimator = make_estimator()
+    estimator.fit(features, labels)
+    return SquareClassifier(estimator, config)
+
+
+def out_of_fold(
+    table: FeatureTable,
+    config: FeatureConfig,
+    make_estimator: Callable[[], object],
+    n_folds: int = 5,
+    verbose: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, probabilities (len(rows), 18), folds) for every original real square."""
+    folds = assign_folds(table, n_folds)
+    rows = np.flatnonzero(table.original)
+    probabilities = np.zeros((len(rows), 18))
+    for fold in range(n_folds):
+        started = time.perf_counter()
+        classifier = fit_classifier(table, folds != fold, config, make_estimator)
+        test = table.original & (folds == fold)
+        position = np.searchsorted(rows, np.flatnonzero(test))
+        probabilities[position] = classifier.predict_proba_features(table.features[test])
+        if verbose:
+            print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
+    return rows, probabilities, folds[rows]

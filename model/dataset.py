@@ -1,0 +1,115 @@
+"""The labelled real data: board squares and single-square tiles, each with a group id.
+
+Groups keep every photo of one physical kingdom (boards) or one source photo (tiles) on the same side
+of a cross-validation split, so the figures measure unseen kingdoms and photos, not re-photographs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABEL_INDEX
+
+#: The copy of the real data that ships with the repository (not with the wheel).
+DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
+
+BOARD_SOURCE = "board"
+TILE_SOURCE = "tile"
+
+
+@dataclass
+class BoardPhoto:
+    """One cropped top-down board photo with its 5×5 labels (row-major label indices)."""
+
+    name: str
+    image: np.ndarray
+    labels: np.ndarray
+    kingdom_id: str
+
+
+@dataclass
+class SquareSet:
+    """Square crops with joint label index, group id and where they came from."""
+
+    images: list[np.ndarray] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def extend(self, other: SquareSet) -> None:
+        for mine, theirs in zip(
+            (self.images, self.labels, self.groups, self.sources, self.names),
+            (other.images, other.labels, other.groups, other.sources, other.names),
+            strict=True,
+        ):
+            mine.extend(theirs)
+
+
+def _read_labels(data_dir: Path) -> dict:
+    return json.loads((data_dir / "labels.json").read_text(encoding="utf-8"))
+
+
+def _label_index(terrain: str, crowns: int) -> int:
+    return LABEL_INDEX[Square(Terrain(terrain), int(crowns))]
+
+
+def load_boards(data_dir: Path = DEFAULT_DATA_DIR) -> list[BoardPhoto]:
+    """Every labelled board photo, in file-number order."""
+    boards = _read_labels(data_dir)["boards"]
+    photos = []
+    for name in sorted(boards, key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else n):
+        entry = boards[name]
+        path = data_dir / "boards" / name
+        if not path.exists():
+            continue
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        grid = entry["grid"]
+        labels = np.array([_label_index(cell["terrain"], cell["crowns"]) for row in grid for cell in row])
+        photos.append(BoardPhoto(name, image, labels, f"kingdom-{entry['kingdom_id']}"))
+    return photos
+
+
+def board_squares(photo: BoardPhoto) -> list[np.ndarray]:
+    """The N×N square crops of a board photo, row-major."""
+    size = int(round(len(photo.labels) ** 0.5))
+    height, width = photo.image.shape[:2]
+    ys = np.linspace(0, height, size + 1).round().astype(int)
+    xs = np.linspace(0, width, size + 1).round().astype(int)
+    return [photo.image[ys[r] : ys[r + 1], xs[c] : xs[c + 1]] for r in range(size) for c in range(size)]
+
+
+def load_board_squares(photos: list[BoardPhoto]) -> SquareSet:
+    squares = SquareSet()
+    for photo in photos:
+        for position, (crop, label) in enumerate(zip(board_squares(photo), photo.labels, strict=True)):
+            squares.images.append(crop)
+            squares.labels.append(int(label))
+            squares.groups.append(photo.kingdom_id)
+            squares.sources.append(BOARD_SOURCE)
+            squares.names.append(f"{photo.name}#{position // 5},{position % 5}")
+    return squares
+
+
+def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:
+    """The single-square tile crops (other phones, other tables), grouped by source photo."""
+    tiles = SquareSet()
+    for entry in _read_labels(data_dir)["tiles_spetryk"]:
+        image = cv2.imread(str(data_dir / entry["image"]), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        tiles.images.append(image)
+        tiles.labels.append(_label_index(entry["terrain"], entry["crowns"]))
+        tiles.groups.append(f"photo-{entry['source_photo']}")
+        tiles.sources.append(TILE_SOURCE)
+        tiles.names.append(entry["image"])
+    return tiles

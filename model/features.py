@@ -1,0 +1,287 @@
+"""Feature vectors of square crops, computed in batches with numpy/OpenCV (no deep learning).
+
+Every crop is resized to SIDE×SIDE first, so any input size (40-300 px) gives the same features.
+Groups (each can be switched off in FeatureConfig to measure what it brings):
+- colour: hue/saturation, Lab a/b and lightness histograms, centre-vs-edge means (rotation invariant);
+- lbp: uniform local-binary-pattern histograms at two radii (texture, rotation invariant);
+- hog: gradient-orientation histograms on a cell grid at two scales (shape; not rotation invariant, so the
+  classifier averages over the four quarter turns);
+- ring: gradient orientation relative to the centre, pooled in rings (shape, rotation invariant);
+- crown: masks of crown-gold and crown-outline white pixels, their amounts along the edges and blob counts;
+- pixels: a coarse Lab thumbnail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import cv2
+import numpy as np
+
+SIDE = 64
+
+
+@dataclass(frozen=True)
+class FeatureConfig:
+    colour: bool = True
+    lbp: bool = True
+    hog: bool = True
+    ring: bool = True
+    crown: bool = True
+    pixels: bool = True
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def normalise_crops(images: Sequence[np.ndarray]) -> np.ndarray:
+    """Stack crops as (n, SIDE, SIDE, 3) uint8 BGR; grey or BGRA input is converted."""
+    out = np.empty((len(images), SIDE, SIDE, 3), dtype=np.uint8)
+    for index, image in enumerate(images):
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        elif image.shape[2] == 4:
+            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        shrinking = image.shape[0] > SIDE or image.shape[1] > SIDE
+        out[index] = cv2.resize(
+            image, (SIDE, SIDE), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+        )
+    return out
+
+
+def _histograms(values: np.ndarray, bins: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-row normalised histogram of integer values in [0, bins) for a (n, m) array."""
+    n = values.shape[0]
+    offsets = (np.arange(n) * bins)[:, None]
+    flat = (values.astype(np.int64) + offsets).ravel()
+    counts = np.bincount(flat, weights=None if weights is None else weights.ravel(), minlength=n * bins)
+    counts = counts.reshape(n, bins)
+    return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1e-9)
+
+
+def _colour_features(hsv: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    n = hsv.shape[0]
+    hue = hsv[..., 0].reshape(n, -1).astype(np.int32)
+    saturation = hsv[..., 1].reshape(n, -1).astype(np.int32)
+    value = hsv[..., 2].reshape(n, -1).astype(np.int32)
+    hue_bins = np.minimum(hue * 18 // 180, 17)
+    sat_bins = np.minimum(saturation * 4 // 256, 3)
+    hue_sat = _histograms(hue_bins * 4 + sat_bins, 72)
+    value_hist = _histograms(np.minimum(value * 8 // 256, 7), 8)
+    a = lab[..., 1].reshape(n, -1).astype(np.int32)
+    b = lab[..., 2].reshape(n, -1).astype(np.int32)
+    ab = _histograms(np.clip((a - 64) * 8 // 128, 0, 7) * 8 + np.clip((b - 64) * 8 // 128, 0, 7), 64)
+    lightness = _histograms(np.minimum(lab[..., 0].reshape(n, -1).astype(np.int32) * 8 // 256, 7), 8)
+    lab_float = lab.astype(np.float32) / 255.0
+    inner = slice(SIDE // 4, SIDE - SIDE // 4)
+    centre_mean = lab_float[:, inner, inner].mean(axis=(1, 2))
+    overall_mean = lab_float.mean(axis=(1, 2))
+    overall_std = lab_float.std(axis=(1, 2))
+    return np.hstack([hue_sat, value_hist, ab, lightness, centre_mean, overall_mean, overall_std])
+
+
+def _uniform_lbp_table() -> np.ndarray:
+    """Map 8-bit patterns to rotation-invariant uniform codes: 0-8 ones for uniform patterns, 9 otherwise."""
+    table = np.empty(256, dtype=np.int64)
+    for pattern in range(256):
+        bits = [(pattern >> i) & 1 for i in range(8)]
+        transitions = sum(bits[i] != bits[(i + 1) % 8] for i in range(8))
+        table[pattern] = sum(bits) if transitions <= 2 else 9
+    return table
+
+
+_LBP_TABLE = _uniform_lbp_table()
+
+
+def _lbp_features(gray: np.ndarray) -> np.ndarray:
+    """Uniform LBP histograms (8 neighbours at radius 1 and 2), batched in numpy."""
+    gray = gray.astype(np.int16)
+    parts = []
+    for radius in (1, 2):
+        centre = gray[:, radius:-radius, radius:-radius]
+        size = SIDE - 2 * radius
+        code = np.zeros(centre.shape, dtype=np.int64)
+        offsets = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
+        for bit, (dy, dx) in enumerate(offsets):
+            y0, x0 = radius + dy * radius, radius + dx * radius
+            neighbour = gray[:, y0 : y0 + size, x0 : x0 + size]
+            code |= (neighbour >= centre).astype(np.int64) << bit
+        parts.append(_histograms(_LBP_TABLE[code].reshape(len(gray), -1), 10))
+    return np.hstack(parts)
+
+
+def _gradients(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-pixel gradient magnitude and its x/y components for a (n, S, S) float batch."""
+    gx = np.zeros_like(gray)
+    gy = np.zeros_like(gray)
+    gx[:, :, 1:-1] = gray[:, :, 2:] - gray[:, :, :-2]
+    gy[:, 1:-1, :] = gray[:, 2:, :] - gray[:, :-2, :]
+    return np.hypot(gx, gy), gx, gy
+
+
+def _orientation_histograms(magnitude: np.ndarray, bins: np.ndarray, n_bins: int, cell: int) -> np.ndarray:
+    """(n, S/cell, S/cell, n_bins) magnitude-weighted orientation histograms."""
+    n = magnitude.shape[0]
+    cells = SIDE // cell
+    cell_index = (np.arange(SIDE) // cell)[:, None] * cells + (np.arange(SIDE) // cell)[None, :]
+    index = (np.arange(n)[:, None, None] * cells * cells + cell_index[None]) * n_bins + bins
+    hist = np.bincount(index.ravel(), weights=magnitude.ravel(), minlength=n * cells * cells * n_bins)
+    return hist.reshape(n, cells, cells, n_bins)
+
+
+HOG_BINS = 8  # 22.5° bins: a quarter turn of the square is an exact shift by 4 bins
+HOG_CELLS = (8, 16)
+
+
+def _hog_features(magnitude: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    angle = np.mod(np.arctan2(gy, gx), np.pi)
+    bins = (angle * HOG_BINS / np.pi + 1e-4).astype(np.int64) % HOG_BINS
+    parts = []
+    for cell in HOG_CELLS:
+        hist = _orientation_histograms(magnitude, bins, HOG_BINS, cell)
+        energy = np.pad((hist**2).sum(axis=3), ((0, 0), (1, 1), (1, 1)))
+        block = sum(
+            energy[:, dy : dy + hist.shape[1], dx : dx + hist.shape[2]] for dy in range(3) for dx in range(3)
+        )
+        hist = np.minimum(hist / np.sqrt(block[..., None] + 1e-3), 0.4)
+        parts.append(hist.reshape(len(hist), -1))
+    return np.hstack(parts)
+
+
+def _ring_features(magnitude: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """Orientation of the gradient relative to the direction from the centre, pooled in 4 rings."""
+    coords = np.arange(SIDE) - (SIDE - 1) / 2
+    yy, xx = np.meshgrid(coords, coords, indexing="ij")
+    radial_angle = np.arctan2(yy, xx)
+    ring = np.minimum((np.maximum(np.abs(xx), np.abs(yy)) / (SIDE / 2) * 4).astype(np.int64), 3)
+    relative = np.mod(np.arctan2(gy, gx) - radial_angle[None], np.pi)
+    n_bins = 6
+    bins = np.minimum((relative * n_bins / np.pi).astype(np.int64), n_bins - 1)
+    index = ring[None] * n_bins + bins
+    n = magnitude.shape[0]
+    weights = magnitude.reshape(n, -1)
+    hist = _histograms(index.reshape(n, -1), 4 * n_bins, weights)
+    total = weights.mean(axis=1, keepdims=True) / 50.0
+    return np.hstack([hist, total])
+
+
+def _crown_features(hsv: np.ndarray) -> np.ndarray:
+    """Crown icons: pale gold with a white rim, near the square's edges. Amounts and blob counts."""
+    hue = hsv[..., 0].astype(np.int32)
+    saturation = hsv[..., 1].astype(np.int32)
+    value = hsv[..., 2].astype(np.int32)
+    gold = (hue >= 15) & (hue <= 38) & (saturation >= 70) & (value >= 150)
+    white = (saturation <= 70) & (value >= 170)
+    coords = np.arange(SIDE) - (SIDE - 1) / 2
+    yy, xx = np.meshgrid(coords, coords, indexing="ij")
+    edge_band = (np.maximum(np.abs(xx), np.abs(yy)) > SIDE * 0.25)[None]
+    rows = []
+    kernel = np.ones((3, 3), np.uint8)
+    for gold_mask, white_mask in zip(gold, white, strict=True):
+        near_white = cv2.dilate(white_mask.astype(np.uint8), kernel, iterations=2).astype(bool)
+        crown_gold = gold_mask & near_white
+        counts = []
+        for mask in (white_mask, crown_gold):
+            n_labels, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+            areas = stats[1:, cv2.CC_STAT_AREA]
+            counts += [
+                np.sum((areas >= 6) & (areas < 30)),
+                np.sum((areas >= 30) & (areas < 120)),
+                np.sum(areas >= 120),
+            ]
+        rows.append(counts)
+    blob_counts = np.log1p(np.asarray(rows, dtype=np.float32))
+    n = hsv.shape[0]
+    amounts = np.stack(
+        [
+            gold.reshape(n, -1).mean(axis=1),
+            white.reshape(n, -1).mean(axis=1),
+            (gold & edge_band).reshape(n, -1).mean(axis=1),
+            (white & edge_band).reshape(n, -1).mean(axis=1),
+        ],
+        axis=1,
+    )
+    return np.hstack([amounts, blob_counts])
+
+
+THUMB = 8
+
+
+def _pixel_features(lab: np.ndarray) -> np.ndarray:
+    n = lab.shape[0]
+    thumbs = lab.reshape(n, THUMB, SIDE // THUMB, THUMB, SIDE // THUMB, 3).mean(axis=(2, 4))
+    return thumbs.reshape(n, -1).astype(np.float32) / 255.0
+
+
+def _block_sizes(config: FeatureConfig) -> list[tuple[str, int]]:
+    """(name, width) of each feature block in extraction order."""
+    probe = np.zeros((1, SIDE, SIDE, 3), dtype=np.uint8)
+    sizes = []
+    for name in ("colour", "lbp", "hog", "ring", "crown", "pixels"):
+        if getattr(config, name):
+            only = FeatureConfig(**{key: key == name for key in config.to_dict()})
+            sizes.append((name, extract_features(probe, only).shape[1]))
+    return sizes
+
+
+def rotation_permutation(config: FeatureConfig, quarter_turns: int) -> np.ndarray:
+    """Column order that turns the features of a crop into those of the crop turned by quarter_turns×90°.
+
+    Colour, texture, ring and crown features do not change; the HOG cell grid and the thumbnail turn,
+    and HOG orientations shift by half their bins. So rotated copies cost no feature extraction.
+    """
+    columns = []
+    start = 0
+    for name, width in _block_sizes(config):
+        index = np.arange(start, start + width)
+        if name == "hog":
+            pieces, offset = [], 0
+            for cell in HOG_CELLS:
+                cells = SIDE // cell
+                grid = index[offset : offset + cells * cells * HOG_BINS].reshape(cells, cells, HOG_BINS)
+                grid = np.rot90(grid, quarter_turns, axes=(0, 1))
+                grid = np.roll(grid, (HOG_BINS // 2) * (quarter_turns % 2), axis=2)
+                pieces.append(grid.ravel())
+                offset += cells * cells * HOG_BINS
+            index = np.concatenate(pieces)
+        elif name == "pixels":
+            index = np.rot90(index.reshape(THUMB, THUMB, 3), quarter_turns, axes=(0, 1)).ravel()
+        columns.append(index)
+        start += width
+    return np.concatenate(columns)
+
+
+def extract_features(
+    images: Sequence[np.ndarray] | np.ndarray, config: FeatureConfig = FeatureConfig()
+) -> np.ndarray:
+    """(n, d) float32 features of square crops (BGR uint8, any size)."""
+    crops = images if isinstance(images, np.ndarray) and images.shape[1:] == (SIDE, SIDE, 3) else None
+    if crops is None:
+        crops = normalise_crops(images)
+    if len(crops) == 0:
+        return np.zeros((0, feature_size(config)), dtype=np.float32)
+    flat = crops.reshape(-1, SIDE, 3)
+    hsv = cv2.cvtColor(flat, cv2.COLOR_BGR2HSV).reshape(crops.shape)
+    lab = cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(crops.shape)
+    gray_u8 = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])
+    parts = []
+    if config.colour:
+        parts.append(_colour_features(hsv, lab))
+    if config.lbp:
+        parts.append(_lbp_features(gray_u8))
+    if config.hog or config.ring:
+        magnitude, gx, gy = _gradients(gray_u8.astype(np.float32))
+        if config.hog:
+            parts.append(_hog_features(magnitude, gx, gy))
+        if config.ring:
+            parts.append(_ring_features(magnitude, gx, gy))
+    if config.crown:
+        parts.append(_crown_features(hsv))
+    if config.pixels:
+        parts.append(_pixel_features(lab))
+    return np.hstack(parts).astype(np.float32)
+
+
+def feature_size(config: FeatureConfig = FeatureConfig()) -> int:
+    return extract_features(np.zeros((1, SIDE, SIDE, 3), dtype=np.uint8), config).shape[1]

@@ -1,0 +1,81 @@
+"""Train the square classifier on all real data (+ augmentation) and write the packaged model file.
+
+Usage: python -m model.train [--data DIR] [--out PATH] [--estimator NAME] [--no-cache]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from model.classifier import DEFAULT_MODEL_PATH
+from model.crossval import fit_classifier
+from model.dataset import DEFAULT_DATA_DIR
+from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
+from model.features import FeatureConfig
+from model.table import AugmentPlan, build_table
+
+#: Written by the evaluate command: the softmax temperature fitted on out-of-fold predictions.
+CALIBRATION_PATH = Path(__file__).resolve().parent / "calibration.json"
+
+
+def fitted_temperature(estimator_name: str) -> float:
+    """Temperature measured by grouped CV for this estimator (1.0 until evaluate has run)."""
+    if CALIBRATION_PATH.is_file():
+        stored = json.loads(CALIBRATION_PATH.read_text(encoding="utf-8"))
+        return float(stored.get(estimator_name, 1.0))
+    return 1.0
+
+
+def train(
+    data_dir: Path = DEFAULT_DATA_DIR,
+    out: Path = DEFAULT_MODEL_PATH,
+    estimator_name: str = DEFAULT_ESTIMATOR,
+    use_cache: bool = True,
+    verbose: bool = True,
+) -> Path:
+    started = time.perf_counter()
+    config, plan = FeatureConfig(), AugmentPlan()
+    table = build_table(config, plan, data_dir, use_cache=use_cache, verbose=verbose)
+    features_done = time.perf_counter()
+    classifier = fit_classifier(
+        table, np.ones(len(table.labels), bool), config, lambda: make_estimator(estimator_name)
+    )
+    classifier.temperature = fitted_temperature(estimator_name)
+    classifier.metadata = {
+        "estimator": estimator_name,
+        "augment_plan": plan.to_dict(),
+        "training_rows": int(len(table.labels)),
+        "real_squares": int(table.original.sum()),
+        "feature_seconds": round(features_done - started, 1),
+        "fit_seconds": round(time.perf_counter() - features_done, 1),
+    }
+    path = classifier.save(out)
+    if verbose:
+        size = path.stat().st_size / 1e6
+        print(f"wrote {path} ({size:.1f} MB) in {time.perf_counter() - started:.0f} s", flush=True)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kingdomino train", description="Train the square classifier.")
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA_DIR, help="folder with labels.json (data/real)"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH, help="model file to write")
+    parser.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=DEFAULT_ESTIMATOR)
+    parser.add_argument("--no-cache", action="store_true", help="recompute features (ignore out/cache)")
+    args = parser.parse_args(argv)
+    if not (args.data / "labels.json").is_file():
+        print(f"kingdomino train: no labels.json in {args.data}")
+        return 2
+    train(args.data, args.out, args.estimator, use_cache=not args.no_cache)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

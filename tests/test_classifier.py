@@ -1,0 +1,139 @@
+"""SquareClassifier contract: shapes, probabilities, rotation invariance, sizes, load errors."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import cv2
+import joblib
+import numpy as np
+import pytest
+
+from model import augment
+from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
+from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
+from model.features import FeatureConfig, extract_features, normalise_crops, rotation_permutation
+from scanner.errors import ModelLoadError
+from scanner.kingdom import Terrain
+from scanner.reading import LABELS
+
+
+@pytest.fixture(scope="module")
+def classifier() -> SquareClassifier:
+    return SquareClassifier.load()
+
+
+@pytest.fixture(scope="module")
+def board():
+    photos = load_boards(DEFAULT_DATA_DIR)
+    photo = next(p for p in photos if p.name == "1.jpg")
+    return board_squares(photo), photo.labels
+
+
+def test_packaged_model_is_small_and_loads():
+    assert DEFAULT_MODEL_PATH.is_file()
+    assert DEFAULT_MODEL_PATH.stat().st_size < 50 * 1024 * 1024
+    SquareClassifier.load(DEFAULT_MODEL_PATH)
+
+
+def test_probabilities_cover_the_18_labels_and_sum_to_one(classifier, board):
+    squares, _ = board
+    probabilities = classifier.predict_proba(squares)
+    assert probabilities.shape == (25, len(LABELS))
+    assert np.all(probabilities >= 0)
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_reads_a_known_board(classifier, board):
+    squares, labels = board
+    predicted = classifier.predict_proba(squares).argmax(axis=1)
+    assert np.mean(predicted == labels) >= 0.9
+
+
+def test_prediction_does_not_depend_on_quarter_turns(classifier, board):
+    squares, _ = board
+    reference = classifier.predict_proba(squares[:8])
+    for turns in (1, 2, 3):
+        turned = classifier.predict_proba([augment.rotate90(square, turns) for square in squares[:8]])
+        np.testing.assert_allclose(turned, reference, atol=0.02)
+        assert np.array_equal(turned.argmax(axis=1), reference.argmax(axis=1))
+
+
+def test_rotated_features_are_a_column_permutation():
+    rng = np.random.default_rng(0)
+    crops = normalise_crops([rng.integers(0, 256, (64, 64, 3), dtype=np.uint8) for _ in range(4)])
+    config = FeatureConfig()
+    features = extract_features(crops, config)
+    for turns in (1, 2, 3):
+        turned = extract_features(np.stack([augment.rotate90(c, turns) for c in crops]), config)
+        np.testing.assert_allclose(turned, features[:, rotation_permutation(config, turns)], atol=5e-3)
+
+
+@pytest.mark.parametrize("side", [40, 63, 100, 300])
+def test_any_crop_size_gives_the_same_reading(classifier, board, side):
+    squares, _ = board
+    reference = classifier.predict_proba(squares[:6]).argmax(axis=1)
+    resized = [cv2.resize(square, (side, side), interpolation=cv2.INTER_AREA) for square in squares[:6]]
+    agreement = np.mean(classifier.predict_proba(resized).argmax(axis=1) == reference)
+    assert agreement >= 5 / 6
+
+
+def test_grey_and_alpha_crops_are_accepted(classifier, board):
+    squares, _ = board
+    grey = cv2.cvtColor(squares[0], cv2.COLOR_BGR2GRAY)
+    alpha = cv2.cvtColor(squares[1], cv2.COLOR_BGR2BGRA)
+    assert classifier.predict_proba([grey, alpha]).shape == (2, len(LABELS))
+
+
+def test_plain_table_squares_read_as_empty(classifier):
+    rng = np.random.default_rng(3)
+    tables = [augment.synthetic_table(rng, 90) for _ in range(10)]
+    readings = classifier.classify(tables)
+    assert sum(reading.terrain == Terrain.EMPTY for reading in readings) >= 8
+
+
+def test_classify_returns_readings_with_confidence(classifier, board):
+    squares, _ = board
+    readings = classifier.classify(squares[:3])
+    assert len(readings) == 3
+    assert all(0.0 <= reading.confidence <= 1.0 for reading in readings)
+
+
+def test_no_squares_gives_an_empty_array(classifier):
+    assert classifier.predict_proba([]).shape == (0, len(LABELS))
+
+
+def test_bad_crops_are_rejected_clearly(classifier):
+    with pytest.raises(ValueError, match="square 0"):
+        classifier.predict_proba([np.zeros((0, 0, 3), np.uint8)])
+
+
+def test_missing_model_file(tmp_path: Path):
+    with pytest.raises(ModelLoadError, match="not found"):
+        SquareClassifier.load(tmp_path / "nothing.joblib")
+
+
+def test_damaged_model_file(tmp_path: Path):
+    path = tmp_path / "damaged.joblib"
+    path.write_bytes(b"this is not a model" * 10)
+    with pytest.raises(ModelLoadError, match="damaged"):
+        SquareClassifier.load(path)
+
+
+def test_model_from_another_sklearn_version(tmp_path: Path):
+    payload = joblib.load(DEFAULT_MODEL_PATH)
+    payload["sklearn_version"] = "0.24.2"
+    path = tmp_path / "old.joblib"
+    joblib.dump(payload, path)
+    with pytest.raises(ModelLoadError, match="scikit-learn 0.24.2"):
+        SquareClassifier.load(path)
+
+
+def test_damaged_estimator_inside_a_valid_file(tmp_path: Path):
+    payload = joblib.load(DEFAULT_MODEL_PATH)
+    payload["estimator_pickle"] = pickle.dumps("x")[:-3]
+    path = tmp_path / "cut.joblib"
+    joblib.dump(payload, path)
+    with pytest.raises(ModelLoadError, match="damaged"):
+        SquareClassifier.load(path)
