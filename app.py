@@ -412,7 +412,7 @@ else:
     show_kingdom(s, report)
     show_score_panel(s, report)
 if s.player.overlay_jpeg:
-    with st.expander("Photo with the detected grid", expanded=bool(s.player.message)):
+    with st.expander("Photo with the detected grid", expanded=True):
         st.image(s.player.overlay_jpeg, width="stretch")
 show_game(s)
 show_files(s)
