@@ -224,7 +224,7 @@ def _place_kingdom(
 ) -> None:
     for cells in _pair_dominoes(rng, present, castle):
         centre = _piece_polygon(cells, pitch, np.zeros(2)).mean(0)
-        transform = placement @ _rigid(rng, jitter, jitter * 0.6, centre)
+        transform = placement @ _rigid(rng, jitter, jitter * 0.4, centre)
         _paste_piece(
             canvas, shadow, squares, cells, pitch, np.zeros(2), transform, side_shift, shadow_shift, scale
         )
@@ -386,7 +386,9 @@ def generate_scene(
     side_shift = towards_camera * thickness
     shadow_shift = shadow_dir * rng.uniform(2, 8)
 
-    start = to_canvas @ np.array([[1, 0, -half], [0, 1, -half], [0, 0, 1]], float)
+    start = to_canvas @ np.array(
+        [[1, 0, gap / 2 - half], [0, 1, gap / 2 - half], [0, 0, 1]], float
+    )  # frame centred on the tiles
     if distractors:
         others = [b for b in board_names() if b != board]
         for _ in range(rng.integers(0, 5)):  # loose dominoes somewhere on the table, outside the kingdom
@@ -452,7 +454,7 @@ def generate_scene(
         rng.uniform(0.5, 3.0),
     )
     if castle is not None and rng.random() < 0.5:
-        centre = np.array([castle[1], castle[0]]) * pitch + SQUARE_PX / 2 - half - lo
+        centre = np.array([castle[1], castle[0]]) * pitch + SQUARE_PX / 2 + gap / 2 - half - lo
         _draw_castle_model(rng, canvas, centre, -towards_camera, scale)
     if distractors:
         for _ in range(rng.integers(0, 5)):

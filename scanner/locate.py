@@ -1,8 +1,48 @@
-"""Find the kingdom's lattice of squares in a photo."""
+"""Find the kingdom's lattice of squares in a photo and the homography that maps its frame.
+
+How: the seams and outline of the tiles are straight lines in two directions. On a downscaled copy,
+line segments (LSD) are grouped by direction, each group's vanishing point is fitted with RANSAC and
+the two vanishing points rectify the table plane up to an axis scaling. In that plane the seams form a
+regular comb on each axis: its pitch and phase give a lattice of cells. Each cell is scored by how much
+of its four sides is covered by seam segments (tiles are closed by seams, the table is not); the N×N
+window (5 or 7) with the most tile-like cells is the kingdom. Its frame lines are then refined on the
+image gradients, and the content is checked (a chessboard is a lattice too, but not a colourful one).
+
+Orientation convention of the result: the grid is read upright as seen in the photo: its top edge
+(top-left -> top-right corner) is the frame side whose direction is closest to the photo's
+left-to-right axis (see ``upright_rotation``).
+"""
 
 from __future__ import annotations
 
+import math
+import time
+from dataclasses import dataclass, field
+
+import cv2
 import numpy as np
+
+from scanner.errors import KingdomNotFoundError
+
+WORK_SIDE = 1200  # longest side of the copy the lattice is searched on
+MIN_SQUARE_PX = 20  # smaller squares (in the original photo) cannot be read reliably
+REFINE_CELL_PX = 48  # rectified resolution used to refine the frame lines
+NOT_FOUND = (
+    "no kingdom found in the photo: no grid of Kingdomino squares is visible "
+    "(take the photo from closer, from above, with the whole kingdom in view)"
+)
+
+
+@dataclass
+class Located:
+    """Where the kingdom is: grid size, frame corners and the grid -> photo homography (original pixels)."""
+
+    grid_size: int
+    corners: np.ndarray  # (4, 2) TL, TR, BR, BL in original pixels
+    homography: np.ndarray  # grid coordinates (col, row) in [0, N] -> original pixels
+    square_px: float  # mean side of one square in the original photo, in pixels
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 def upright_rotation(corners: np.ndarray) -> int:
@@ -19,3 +59,497 @@ def upright_rotation(corners: np.ndarray) -> int:
         if cos > best_cos + 1e-9:
             best, best_cos = turns, cos
     return best
+
+
+def apply_homography(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    points = np.asarray(points, dtype=float).reshape(-1, 2)
+    p = np.c_[points, np.ones(len(points))] @ np.asarray(matrix, dtype=float).T
+    return p[:, :2] / p[:, 2:3]
+
+
+# --- line segments and vanishing points -------------------------------------------------------------
+def _segments(gray: np.ndarray) -> np.ndarray:
+    """LSD segments (n, 4) x1 y1 x2 y2 longer than a few pixels."""
+    # local contrast normalisation: dim, warm evening photos otherwise lose most seams
+    equalised = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8)).apply(gray)
+    lines = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD).detect(equalised)[0]
+    if lines is None:
+        return np.zeros((0, 4))
+    lines = lines.reshape(-1, 4).astype(np.float64)
+    length = np.hypot(lines[:, 2] - lines[:, 0], lines[:, 3] - lines[:, 1])
+    return lines[length >= max(6.0, 0.006 * max(gray.shape))]
+
+
+def _dominant_directions(angles: np.ndarray, weights: np.ndarray) -> tuple[float, float] | None:
+    """The two strongest segment directions (radians mod pi), at least 30° apart."""
+    hist = np.bincount((np.degrees(angles).astype(int) % 180), weights=weights, minlength=180)
+    kernel = np.exp(-0.5 * (np.arange(-8, 9) / 2.0) ** 2)
+    smooth = np.convolve(np.r_[hist[-8:], hist, hist[:8]], kernel, mode="same")[8:-8]
+    first = int(np.argmax(smooth))
+    distance = np.abs((np.arange(180) - first + 90) % 180 - 90)
+    masked = np.where(distance >= 30, smooth, -1)
+    second = int(np.argmax(masked))
+    if smooth[first] <= 0 or masked[second] <= 0.12 * smooth[first]:
+        return None
+    return math.radians(first), math.radians(second)
+
+
+def _vanishing_point(
+    lines: np.ndarray, mids: np.ndarray, dirs: np.ndarray, weights: np.ndarray, threshold: np.ndarray, rng
+) -> tuple:
+    """RANSAC vanishing point (homogeneous) of a family of segments, and the inlier mask."""
+    n = len(lines)
+    best_v, best_score, best_mask = None, -1.0, None
+    pairs = rng.integers(0, n, size=(min(250, n * n), 2))
+    for i, j in pairs:
+        if i == j:
+            continue
+        v = np.cross(lines[i], lines[j])
+        if not np.isfinite(v).all() or np.abs(v).max() < 1e-12:
+            continue
+        mask = _consistent(v, mids, dirs) < threshold
+        score = weights[mask].sum()
+        if score > best_score:
+            best_v, best_score, best_mask = v, score, mask
+    if best_v is None:
+        return None, None
+    for _ in range(2):  # least squares on the inliers, then re-select
+        a = lines[best_mask] * np.sqrt(weights[best_mask])[:, None]
+        best_v = np.linalg.svd(a, full_matrices=False)[2][-1]
+        best_mask = _consistent(best_v, mids, dirs) < threshold * 1.3
+    return best_v, best_mask
+
+
+def _consistent(v: np.ndarray, mids: np.ndarray, dirs: np.ndarray) -> np.ndarray:
+    """|sin| of the angle between each segment and the direction from its midpoint to v."""
+    if abs(v[2]) < 1e-9:
+        to_v = np.broadcast_to(v[:2], mids.shape)
+    else:
+        to_v = v[:2] / v[2] - mids
+        to_v = to_v * np.sign(v[2])
+    norm = np.linalg.norm(to_v, axis=1) + 1e-12
+    return np.abs(dirs[:, 0] * to_v[:, 1] - dirs[:, 1] * to_v[:, 0]) / norm
+
+
+# --- lattice in the rectified plane ----------------------------------------------------------------
+def _combs(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, count: int = 3
+) -> list[tuple[float, float]]:
+    """Candidate (pitch, phase) of the comb of parallel seams on one axis.
+
+    The pitch comes from the offsets between pairs of segments that run side by side (overlapping
+    extents): neighbouring seams of one kingdom do, far-away clutter does not.
+    """
+    if len(values) < 3:
+        return []
+    i, j = np.triu_indices(len(values), k=1)
+    overlap = np.minimum(hi[i], hi[j]) - np.maximum(lo[i], lo[j])
+    keep = overlap > 0
+    diff = np.abs(values[i] - values[j])[keep]
+    pair_weight = (np.sqrt(weights[i] * weights[j]) * overlap)[keep]
+    hist = np.histogram(diff, bins=np.arange(0, 451, 1.0), weights=pair_weight)[0]
+    hist = cv2.GaussianBlur(hist.reshape(1, -1).astype(np.float64), (0, 0), 2.0).ravel()
+    peaks = [t for t in range(15, 449) if hist[t] >= hist[t - 1] and hist[t] >= hist[t + 1] and hist[t] > 0]
+    peaks = sorted(peaks, key=lambda t: -hist[t])[:count]
+    result = []
+    for t in peaks:
+        pitch = float(t)
+        denom = hist[t - 1] - 2 * hist[t] + hist[t + 1]
+        if denom < 0:  # sub-bin pitch: parabolic peak
+            pitch = t + 0.5 * (hist[t - 1] - hist[t + 1]) / denom
+        phases = np.arange(0, pitch, 0.5)
+        residual = (values[None, :] - phases[:, None] + pitch / 2) % pitch - pitch / 2
+        scores = (np.exp(-0.5 * (residual / 2.5) ** 2) * weights).sum(axis=1)
+        result.append((pitch, float(phases[int(np.argmax(scores))])))
+    return result
+
+
+def _side_coverage(
+    along: np.ndarray,
+    across_lo: np.ndarray,
+    across_hi: np.ndarray,
+    pitch_a: float,
+    phase_a: float,
+    pitch_b: float,
+    phase_b: float,
+    n_a: tuple[int, int],
+    n_b: tuple[int, int],
+    tolerance: float,
+) -> np.ndarray:
+    """Coverage (0-1) of each lattice side lying on the lines of one family, shape (lines, cells)."""
+    lines = np.arange(n_a[0], n_a[1] + 1)
+    cells = np.arange(n_b[0], n_b[1])
+    coverage = np.zeros((len(lines), len(cells)))
+    index = np.round((along - phase_a) / pitch_a).astype(int)
+    near = np.abs(along - (phase_a + index * pitch_a)) < tolerance * pitch_a
+    for k, lo, hi in zip(index[near], across_lo[near], across_hi[near], strict=True):
+        if not n_a[0] <= k <= n_a[1]:
+            continue
+        c0 = max(int(math.floor((lo - phase_b) / pitch_b)), n_b[0])
+        c1 = min(int(math.floor((hi - phase_b) / pitch_b)), n_b[1] - 1)
+        for c in range(c0, c1 + 1):
+            start = phase_b + c * pitch_b
+            overlap = min(hi, start + pitch_b) - max(lo, start)
+            if overlap > 0:
+                coverage[k - n_a[0], c - n_b[0]] += overlap / pitch_b
+    return np.minimum(coverage, 1.0)
+
+
+# --- the search ------------------------------------------------------------------------------------
+def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool = False) -> Located:
+    """Find the kingdom in a BGR photo. Raises KingdomNotFoundError with a reason a player understands."""
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
+        raise KingdomNotFoundError("the photo is too small to hold a kingdom")
+    height, width = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(height, width))
+    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    timings["locate.downscale"] = time.perf_counter() - start
+
+    t0 = time.perf_counter()
+    segs = _segments(gray)
+    timings["locate.segments"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    lattice = _find_lattice(segs, gray.shape, grid)
+    if lattice is None:
+        raise KingdomNotFoundError(NOT_FOUND)
+    grid_to_work, size, notes = lattice
+    timings["locate.lattice"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    for _ in range(2):
+        grid_to_work = _refine(gray, grid_to_work, size)
+    timings["locate.refine"] = time.perf_counter() - t0
+
+    corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
+    corners = _ordered(corners_work / scale)
+    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    square_px = float(sides.mean() / size)
+    if not np.isfinite(corners).all():
+        raise KingdomNotFoundError(NOT_FOUND)
+    if square_px < MIN_SQUARE_PX:
+        raise KingdomNotFoundError(
+            f"the kingdom is too small in the photo (squares are about {square_px:.0f} px, at least "
+            f"{MIN_SQUARE_PX} px are needed): take the photo from closer"
+        )
+    t0 = time.perf_counter()
+    _check_content(work, grid_to_work, size, grayscale)
+    timings["locate.check"] = time.perf_counter() - t0
+    return Located(size, corners, homography, square_px, notes, timings)
+
+
+def _ordered(corners: np.ndarray) -> np.ndarray:
+    """Corners clockwise on screen (y down), rolled so that the grid reads upright."""
+    a, b, c = corners[0], corners[1], corners[2]
+    if (b - a)[0] * (c - b)[1] - (b - a)[1] * (c - b)[0] < 0:
+        corners = corners[[1, 0, 3, 2]]
+    return np.roll(corners, -upright_rotation(corners), axis=0)
+
+
+@dataclass
+class _Segments:
+    """Segments in normalised coordinates (centre 0, longest side 1) with what the fits need."""
+
+    p1: np.ndarray
+    p2: np.ndarray
+    mids: np.ndarray
+    dirs: np.ndarray
+    lines: np.ndarray
+    weights: np.ndarray
+    angles: np.ndarray
+    tolerance: np.ndarray
+    lengths: np.ndarray
+
+
+def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float) -> _Segments:
+    p1 = apply_homography(to_norm, segs[:, :2])
+    p2 = apply_homography(to_norm, segs[:, 2:])
+    vec = p2 - p1
+    length = np.linalg.norm(vec, axis=1)
+    dirs = vec / length[:, None]
+    mids = (p1 + p2) / 2
+    lines = np.cross(np.c_[p1, np.ones(len(p1))], np.c_[p2, np.ones(len(p2))])
+    lines /= np.linalg.norm(lines[:, :2], axis=1, keepdims=True)
+    central = np.exp(-0.5 * (np.linalg.norm(mids, axis=1) / 0.35) ** 2)  # the most central kingdom wins
+    angles = np.arctan2(dirs[:, 1], dirs[:, 0]) % math.pi
+    # angular tolerance: 1.5° or what a 1.2 px endpoint error allows on a short segment
+    tolerance = np.maximum(math.sin(math.radians(1.5)), 1.2 / (length * norm))
+    return _Segments(p1, p2, mids, dirs, lines, length * central, angles, tolerance, length)
+
+
+def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) -> tuple:
+    """Best common direction (a vanishing point at infinity) of a family, and its inliers."""
+    best_v, best_score, best_mask = None, -1.0, None
+    for delta in np.radians(np.arange(-4, 4.01, 0.1)):
+        v = np.array([math.cos(direction + delta), math.sin(direction + delta), 0.0])
+        mask = _consistent(v, seg.mids[member], seg.dirs[member]) < seg.tolerance[member]
+        score = seg.weights[member][mask].sum()
+        if score > best_score:
+            best_v, best_score, best_mask = v, score, mask
+    return best_v, best_mask
+
+
+def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str):
+    """Lattice of the most central kingdom: (grid -> work-image homography, N, notes) or None.
+
+    Two rectifications are tried, from fitted vanishing points and from parallel directions (better
+    when the kingdom is small and perspective within it is weak); the better-scoring lattice wins.
+    """
+    if len(segs) < 12:
+        return None
+    height, width = shape
+    norm = float(max(height, width))
+    to_norm = np.array([[1 / norm, 0, -width / 2 / norm], [0, 1 / norm, -height / 2 / norm], [0, 0, 1]])
+    seg = _prepare(segs, to_norm, norm)
+    # Direction pairs from two weightings: plain length, and favouring long straight segments (seams;
+    # wood grain and printed art give many short ones). Each is rectified two ways; the best lattice wins.
+    long_weights = seg.weights * np.minimum(seg.lengths * norm / 40.0, 3.0)
+    pairs = {_dominant_directions(seg.angles, seg.weights), _dominant_directions(seg.angles, long_weights)}
+    rng = np.random.default_rng(0)
+    results = []
+    for directions in pairs - {None}:
+        members = []
+        for direction in directions:
+            diff = np.abs((seg.angles - direction + math.pi / 2) % math.pi - math.pi / 2)
+            members.append(np.flatnonzero(diff < math.radians(20)))
+        if min(len(member) for member in members) < 4:
+            continue
+        for mode in ("projective", "parallel"):
+            families = []
+            for direction, member in zip(directions, members, strict=True):
+                if mode == "projective":
+                    v, mask = _vanishing_point(
+                        seg.lines[member],
+                        seg.mids[member],
+                        seg.dirs[member],
+                        seg.weights[member],
+                        seg.tolerance[member],
+                        rng,
+                    )
+                else:
+                    v, mask = _parallel_direction(seg, member, direction)
+                if v is None:
+                    break
+                families.append((v, member[mask]))
+            if len(families) == 2:
+                found = _lattice(seg, families, to_norm, (height, width), grid)
+                if found is not None:
+                    results.append(found)
+    if not results:
+        return None
+    return max(results, key=lambda found: found[0])[1:]
+
+
+def _lattice(seg: _Segments, families: list, to_norm: np.ndarray, shape: tuple[int, int], grid: int | str):
+    """Score the best N×N window of the lattice defined by two segment families: (score, H, N, notes)."""
+    height, width = shape
+    (va, ia), (vb, ib) = families
+    if len(ia) < 3 or len(ib) < 3:
+        return None
+    horizon = np.cross(va, vb)
+    if abs(horizon[2]) < 1e-9 or not np.isfinite(horizon).all():
+        return None
+    projective = np.array([[1, 0, 0], [0, 1, 0], horizon / horizon[2]])
+    # the horizon must not cross the kingdom: all inlier midpoints on the same side
+    w = np.c_[seg.mids[np.r_[ia, ib]], np.ones(len(ia) + len(ib))] @ projective[2]
+    if (w <= 0).mean() > 0.02:
+        return None
+    da = (projective @ va)[:2]
+    db = (projective @ vb)[:2]
+    basis = np.c_[da / np.linalg.norm(da), db / np.linalg.norm(db)]
+    if abs(np.linalg.det(basis)) < 0.3:
+        return None
+    affine = np.eye(3)
+    affine[:2, :2] = np.linalg.inv(basis)
+    to_plane = affine @ projective  # normalised coordinates -> rectified plane (A lines horizontal)
+    qa1, qa2 = apply_homography(to_plane, seg.p1[ia]), apply_homography(to_plane, seg.p2[ia])
+    qb1, qb2 = apply_homography(to_plane, seg.p1[ib]), apply_homography(to_plane, seg.p2[ib])
+    ya = (qa1[:, 1] + qa2[:, 1]) / 2
+    xb = (qb1[:, 0] + qb2[:, 0]) / 2
+    wa, wb = seg.weights[ia], seg.weights[ib]
+    # scale the plane so the segment cloud spans ~600 units on each axis
+    spread_y = abs(np.subtract(*np.percentile(ya, [90, 10]))) or 1.0
+    spread_x = abs(np.subtract(*np.percentile(xb, [90, 10]))) or 1.0
+    sx, sy = 600 / spread_x, 600 / spread_y
+    to_plane = np.diag([sx, sy, 1]) @ to_plane @ to_norm  # work pixels -> plane
+    ya, xb = ya * sy, xb * sx
+    xa_lo, xa_hi = np.minimum(qa1[:, 0], qa2[:, 0]) * sx, np.maximum(qa1[:, 0], qa2[:, 0]) * sx
+    yb_lo, yb_hi = np.minimum(qb1[:, 1], qb2[:, 1]) * sy, np.maximum(qb1[:, 1], qb2[:, 1]) * sy
+    best = None
+    for py, fy in _combs(ya, xa_lo, xa_hi, wa / wa.mean()):
+        for px, fx in _combs(xb, yb_lo, yb_hi, wb / wb.mean()):
+            found = _windows((ya, xa_lo, xa_hi, xb, yb_lo, yb_hi), (py, fy, px, fx), to_plane, shape, grid)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+    return best
+
+
+def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, int], grid: int | str):
+    """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, notes)."""
+    height, width = shape
+    ya, xa_lo, xa_hi, xb, yb_lo, yb_hi = lines
+    py, fy, px, fx = comb
+    ylo, yhi = np.percentile(ya, [1, 99])
+    xlo, xhi = np.percentile(xb, [1, 99])
+    rows = (int(math.floor((ylo - fy) / py)) - 2, int(math.ceil((yhi - fy) / py)) + 2)
+    cols = (int(math.floor((xlo - fx) / px)) - 2, int(math.ceil((xhi - fx) / px)) + 2)
+    if not (3 <= rows[1] - rows[0] <= 60 and 3 <= cols[1] - cols[0] <= 60):
+        return None
+    horizontal = _side_coverage(ya, xa_lo, xa_hi, py, fy, px, fx, rows, cols, 0.15)  # (rows+1, cols)
+    vertical = _side_coverage(xb, yb_lo, yb_hi, px, fx, py, fy, cols, rows, 0.15)  # (cols+1, rows)
+    score = horizontal[:-1] + horizontal[1:] + vertical[:-1].T + vertical[1:].T  # (rows, cols)
+    from_plane = np.linalg.inv(to_plane)
+    rr, cc = np.mgrid[rows[0] : rows[1], cols[0] : cols[1]]
+    centres = np.c_[(fx + (cc.ravel() + 0.5) * px), (fy + (rr.ravel() + 0.5) * py)]
+    centres_img = apply_homography(from_plane, centres).reshape(rr.shape + (2,))
+    inside = (
+        (centres_img[..., 0] > -0.02 * width)
+        & (centres_img[..., 0] < 1.02 * width)
+        & (centres_img[..., 1] > -0.02 * height)
+        & (centres_img[..., 1] < 1.02 * height)
+    )
+    sizes = (5, 7) if grid == "auto" else (int(grid),)
+    gain = score - 1.6
+    candidates = []
+    for n in sizes:
+        if min(score.shape) < n:
+            continue
+        totals = _box_sums(gain, n)
+        tiles = _box_sums((score >= 2.0).astype(float), n)
+        complete = _box_sums((~inside).astype(float), n) == 0
+        for r, c in zip(*np.nonzero(complete), strict=True):
+            candidates.append((float(totals[r, c]), n, int(r), int(c), int(round(tiles[r, c]))))
+    if not candidates:
+        return None
+    # a 7×7 frame must be mostly tiles: otherwise a 5×5 kingdom plus clutter could pass as Mighty Duel
+    candidates = [cand for cand in candidates if cand[1] == 5 or cand[4] >= 0.6 * 49]
+    if not candidates:
+        return None
+    candidates.sort(reverse=True)
+    best = candidates[0]
+    if best[4] < 0.5 * best[1] ** 2:
+        return None
+    notes = []
+    rivals = [
+        cand
+        for cand in candidates
+        if cand[0] >= 0.6 * best[0]
+        and cand[1] == best[1]
+        and (abs(cand[2] - best[2]) >= best[1] or abs(cand[3] - best[3]) >= best[1])
+    ]
+    if rivals:
+
+        def off_centre(cand: tuple) -> float:
+            n, r, c = cand[1], cand[2], cand[3]
+            centre = centres_img[r : r + n, c : c + n].reshape(-1, 2).mean(0)
+            return float(np.hypot(*(centre - [width / 2, height / 2])))
+
+        chosen = min([best, *rivals], key=off_centre)
+        notes.append("more than one kingdom was seen in the photo; the most central one was scanned")
+    else:
+        chosen = best
+    _, n, r, c, _ = chosen
+    x0, y0 = fx + (cols[0] + c) * px, fy + (rows[0] + r) * py
+    grid_to_plane = np.array([[px, 0, x0], [0, py, y0], [0, 0, 1]])
+    return best[0], from_plane @ grid_to_plane, n, notes
+
+
+def _box_sums(values: np.ndarray, n: int) -> np.ndarray:
+    """Sum of every n×n window (integral image)."""
+    integral = np.pad(values, ((1, 0), (1, 0))).cumsum(0).cumsum(1)
+    return integral[n:, n:] - integral[:-n, n:] - integral[n:, :-n] + integral[:-n, :-n]
+
+
+def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> np.ndarray:
+    """Move each frame line onto the strongest nearby seam, then refit the homography."""
+    cell = REFINE_CELL_PX
+    side = (n + 1) * cell
+    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])  # grid -> rectified px
+    warp = to_rect @ np.linalg.inv(grid_to_work)
+    rect = cv2.warpPerspective(
+        gray, warp, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    rect = rect.astype(np.float32)
+    gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))
+    gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
+    reach = int(0.3 * cell)
+    offsets = np.arange(-reach, reach + 1)
+    fitted_h, fitted_v = [], []
+    for k in range(n + 1):
+        base = int(round(cell / 2 + k * cell))
+        fitted_h.append(_fit_line(gy, base, offsets, n, cell, transpose=False))
+        fitted_v.append(_fit_line(gx, base, offsets, n, cell, transpose=True))
+    src, dst = [], []
+    for k, hline in enumerate(fitted_h):
+        for j, vline in enumerate(fitted_v):
+            point = np.cross(hline, vline)
+            if abs(point[2]) < 1e-9:
+                continue
+            src.append([j, k])
+            dst.append(point[:2] / point[2])
+    if len(src) < 4:
+        return grid_to_work
+    fitted, _ = cv2.findHomography(np.float32(src), np.float32(dst), 0)
+    if fitted is None:
+        return grid_to_work
+    return grid_to_work @ np.linalg.inv(to_rect) @ fitted
+
+
+def _fit_line(
+    grad: np.ndarray, base: int, offsets: np.ndarray, n: int, cell: int, transpose: bool
+) -> np.ndarray:
+    """Homogeneous line (rectified px) through the seam nearest to row/column ``base``."""
+    if transpose:
+        grad = grad.T
+    points, weights = [], []
+    for j in range(n):
+        x0 = int(cell / 2 + (j + 0.1) * cell)
+        x1 = int(cell / 2 + (j + 0.9) * cell)
+        rows = np.clip(base + offsets, 0, grad.shape[0] - 1)
+        profile = grad[rows, x0:x1].mean(axis=1)
+        profile = np.convolve(profile, [0.25, 0.5, 0.25], mode="same")
+        best = int(np.argmax(profile))
+        contrast = profile[best] / (np.median(profile) + 1e-6)
+        if contrast < 1.6 or best in (0, len(profile) - 1):
+            continue
+        points.append([(x0 + x1) / 2, base + offsets[best]])
+        weights.append(contrast)
+    nominal = np.array([0.0, 1.0, -float(base)])
+    if len(points) < max(2, n // 2):
+        line = nominal
+    else:
+        pts = np.array(points)
+        wts = np.array(weights)
+        for _ in range(2):  # weighted least squares y = a x + b, drop points far from the fit
+            a, b = np.polyfit(pts[:, 0], pts[:, 1], 1, w=wts)
+            residual = np.abs(pts[:, 1] - (a * pts[:, 0] + b))
+            keep = residual < max(2.0, 0.05 * cell)
+            if keep.sum() < 2:
+                break
+            pts, wts = pts[keep], wts[keep]
+        a, b = np.polyfit(pts[:, 0], pts[:, 1], 1, w=wts) if len(pts) >= 2 else (0.0, float(base))
+        line = np.array([-a, 1.0, -b])
+    if transpose:
+        line = np.array([line[1], line[0], line[2]])
+    return line
+
+
+def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale: bool) -> None:
+    """Reject lattices whose squares do not look like Kingdomino terrain (a chessboard, a tiled floor)."""
+    if grayscale:
+        return
+    cell = 24
+    to_rect = np.array([[cell, 0, 0], [0, cell, 0], [0, 0, 1]])
+    rect = cv2.warpPerspective(work, to_rect @ np.linalg.inv(grid_to_work), (n * cell, n * cell))
+    hsv = cv2.cvtColor(rect, cv2.COLOR_BGR2HSV)
+    saturation = hsv[..., 1].reshape(n, cell, n, cell).transpose(0, 2, 1, 3).reshape(n * n, -1)
+    colourful = (np.median(saturation, axis=1) >= 70).mean()
+    if colourful < 0.4:
+        raise KingdomNotFoundError(
+            "a grid was found, but its squares do not look like Kingdomino terrain "
+            "(too few colourful squares): is this a kingdom?"
+        )
