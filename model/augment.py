@@ -58,7 +58,7 @@ def shift_hue(image: np.ndarray, degrees: float) -> np.ndarray:
 def relight(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Colour temperature, tint, brightness, contrast and gamma of another lamp and camera."""
     pixels = image.astype(np.float32) / 255.0
-    temperature = rng.uniform(-0.18, 0.18) * strength
+    temperature = rng.uniform(-0.25, 0.25) * strength
     tint = rng.uniform(-0.08, 0.08) * strength
     gains = np.array([1.0 - temperature, 1.0 + tint, 1.0 + temperature], dtype=np.float32)  # B, G, R
     pixels = pixels * gains

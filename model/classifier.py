@@ -99,7 +99,7 @@ class SquareClassifier:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", category=sklearn.exceptions.InconsistentVersionWarning)
                 estimator = pickle.loads(payload["estimator_pickle"])
-            config = FeatureConfig(**payload["feature_config"])
+            config = FeatureConfig.from_dict(payload["feature_config"])
         except Exception as error:
             raise ModelLoadError(f"model file {path} is damaged ({type(error).__name__}: {error})") from error
         return cls(estimator, config, payload.get("temperature", 1.0), payload.get("metadata"))

@@ -8,6 +8,7 @@ Groups (each can be switched off in FeatureConfig to measure what it brings):
   classifier averages over the four quarter turns);
 - ring: gradient orientation relative to the centre, pooled in rings (shape, rotation invariant);
 - crown: masks of crown-gold and crown-outline white pixels, their amounts along the edges and blob counts;
+- crown_map: where those pixels are, on an 8×8 grid (lets the estimator count icons in a row);
 - pixels: a coarse Lab thumbnail.
 """
 
@@ -20,6 +21,7 @@ import cv2
 import numpy as np
 
 SIDE = 64
+THUMB = 8  # thumbnail and crown-map grid
 
 
 @dataclass(frozen=True)
@@ -29,10 +31,16 @@ class FeatureConfig:
     hog: bool = True
     ring: bool = True
     crown: bool = True
+    crown_map: bool = True
     pixels: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, stored: dict) -> FeatureConfig:
+        """A saved configuration; groups it does not mention did not exist then, so they are off."""
+        return cls(**{name: bool(stored.get(name, False)) for name in cls.__dataclass_fields__})
 
 
 def normalise_crops(images: Sequence[np.ndarray]) -> np.ndarray:
@@ -166,13 +174,27 @@ def _ring_features(magnitude: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.
     return np.hstack([hist, total])
 
 
-def _crown_features(hsv: np.ndarray) -> np.ndarray:
-    """Crown icons: pale gold with a white rim, near the square's edges. Amounts and blob counts."""
+def _crown_masks(hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels that look like crown gold and like the white rim around crown icons."""
     hue = hsv[..., 0].astype(np.int32)
     saturation = hsv[..., 1].astype(np.int32)
     value = hsv[..., 2].astype(np.int32)
     gold = (hue >= 15) & (hue <= 38) & (saturation >= 70) & (value >= 150)
     white = (saturation <= 70) & (value >= 170)
+    return gold, white
+
+
+def _crown_map_features(hsv: np.ndarray) -> np.ndarray:
+    gold, white = _crown_masks(hsv)
+    n = hsv.shape[0]
+    cell = SIDE // THUMB
+    maps = np.stack([gold, white, gold & ~white], axis=-1).astype(np.float32)
+    return maps.reshape(n, THUMB, cell, THUMB, cell, 3).mean(axis=(2, 4)).reshape(n, -1)
+
+
+def _crown_features(hsv: np.ndarray) -> np.ndarray:
+    """Crown icons: pale gold with a white rim, near the square's edges. Amounts and blob counts."""
+    gold, white = _crown_masks(hsv)
     coords = np.arange(SIDE) - (SIDE - 1) / 2
     yy, xx = np.meshgrid(coords, coords, indexing="ij")
     edge_band = (np.maximum(np.abs(xx), np.abs(yy)) > SIDE * 0.25)[None]
@@ -205,9 +227,6 @@ def _crown_features(hsv: np.ndarray) -> np.ndarray:
     return np.hstack([amounts, blob_counts])
 
 
-THUMB = 8
-
-
 def _pixel_features(lab: np.ndarray) -> np.ndarray:
     n = lab.shape[0]
     thumbs = lab.reshape(n, THUMB, SIDE // THUMB, THUMB, SIDE // THUMB, 3).mean(axis=(2, 4))
@@ -218,7 +237,7 @@ def _block_sizes(config: FeatureConfig) -> list[tuple[str, int]]:
     """(name, width) of each feature block in extraction order."""
     probe = np.zeros((1, SIDE, SIDE, 3), dtype=np.uint8)
     sizes = []
-    for name in ("colour", "lbp", "hog", "ring", "crown", "pixels"):
+    for name in ("colour", "lbp", "hog", "ring", "crown", "crown_map", "pixels"):
         if getattr(config, name):
             only = FeatureConfig(**{key: key == name for key in config.to_dict()})
             sizes.append((name, extract_features(probe, only).shape[1]))
@@ -245,7 +264,7 @@ def rotation_permutation(config: FeatureConfig, quarter_turns: int) -> np.ndarra
                 pieces.append(grid.ravel())
                 offset += cells * cells * HOG_BINS
             index = np.concatenate(pieces)
-        elif name == "pixels":
+        elif name in ("pixels", "crown_map"):
             index = np.rot90(index.reshape(THUMB, THUMB, 3), quarter_turns, axes=(0, 1)).ravel()
         columns.append(index)
         start += width
@@ -278,6 +297,8 @@ def extract_features(
             parts.append(_ring_features(magnitude, gx, gy))
     if config.crown:
         parts.append(_crown_features(hsv))
+    if config.crown_map:
+        parts.append(_crown_map_features(hsv))
     if config.pixels:
         parts.append(_pixel_features(lab))
     return np.hstack(parts).astype(np.float32)
