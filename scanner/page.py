@@ -608,10 +608,6 @@ def encode_jpeg(image_rgb: np.ndarray, quality: int = 85) -> bytes:
 # --- game files -------------------------------------------------------------------------------
 
 
-def _reading_dict(reading: SquareReading) -> dict:
-    return reading.to_dict()
-
-
 def player_to_dict(player: PlayerKingdom) -> dict:
     return {
         "name": player.name,
@@ -620,7 +616,7 @@ def player_to_dict(player: PlayerKingdom) -> dict:
         "scanned": player.base.to_dict() if player.base is not None else None,
         "corrections": [edit.to_dict() for edit in player.edits],
         "kingdom": player.kingdom.to_dict() if player.kingdom is not None else None,
-        "readings": [[_reading_dict(r) for r in row] for row in player.readings] if player.readings else None,
+        "readings": [[r.to_dict() for r in row] for row in player.readings] if player.readings else None,
         "flagged": [list(row) for row in player.flagged] if player.flagged else None,
         "message": player.message,
     }
