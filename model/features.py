@@ -68,24 +68,32 @@ def _histograms(values: np.ndarray, bins: int, weights: np.ndarray | None = None
     return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1e-9)
 
 
-def _colour_features(hsv: np.ndarray, lab: np.ndarray) -> np.ndarray:
+def _bin_table(levels: int, low: int = 0, high: int = 256) -> np.ndarray:
+    """uint8 value -> bin number, ``levels`` equal bins over [low, high) (values outside are clipped)."""
+    values = np.arange(256)
+    return np.clip((values - low) * levels // (high - low), 0, levels - 1).astype(np.int64)
+
+
+_HUE_BINS = _bin_table(18, 0, 180)
+_SAT_BINS = _bin_table(4)
+_LEVEL8 = _bin_table(8)
+_AB_BINS = _bin_table(8, 64, 192)
+
+
+def _colour_features(hsv: np.ndarray, lab: np.ndarray, lab_thumbs: np.ndarray) -> np.ndarray:
+    """Histograms of 2×2 block means (plenty for colour), means from the 8×8 thumbnail."""
     n = hsv.shape[0]
-    hue = hsv[..., 0].reshape(n, -1).astype(np.int32)
-    saturation = hsv[..., 1].reshape(n, -1).astype(np.int32)
-    value = hsv[..., 2].reshape(n, -1).astype(np.int32)
-    hue_bins = np.minimum(hue * 18 // 180, 17)
-    sat_bins = np.minimum(saturation * 4 // 256, 3)
-    hue_sat = _histograms(hue_bins * 4 + sat_bins, 72)
-    value_hist = _histograms(np.minimum(value * 8 // 256, 7), 8)
-    a = lab[..., 1].reshape(n, -1).astype(np.int32)
-    b = lab[..., 2].reshape(n, -1).astype(np.int32)
-    ab = _histograms(np.clip((a - 64) * 8 // 128, 0, 7) * 8 + np.clip((b - 64) * 8 // 128, 0, 7), 64)
-    lightness = _histograms(np.minimum(lab[..., 0].reshape(n, -1).astype(np.int32) * 8 // 256, 7), 8)
-    lab_float = lab.astype(np.float32) / 255.0
-    inner = slice(SIDE // 4, SIDE - SIDE // 4)
-    centre_mean = lab_float[:, inner, inner].mean(axis=(1, 2))
-    overall_mean = lab_float.mean(axis=(1, 2))
-    overall_std = lab_float.std(axis=(1, 2))
+    half = (SIDE // 2, SIDE // 2)
+    hsv = np.stack([cv2.resize(crop, half, interpolation=cv2.INTER_AREA) for crop in hsv]).reshape(n, -1, 3)
+    lab = np.stack([cv2.resize(crop, half, interpolation=cv2.INTER_AREA) for crop in lab])
+    hue_sat = _histograms(_HUE_BINS[hsv[..., 0]] * 4 + _SAT_BINS[hsv[..., 1]], 72)
+    value_hist = _histograms(_LEVEL8[hsv[..., 2]], 8)
+    ab = _histograms((_AB_BINS[lab[..., 1]] * 8 + _AB_BINS[lab[..., 2]]).reshape(n, -1), 64)
+    lightness = _histograms(_LEVEL8[lab[..., 0]].reshape(n, -1), 8)
+    inner = slice(THUMB // 4, THUMB - THUMB // 4)
+    centre_mean = lab_thumbs[:, inner, inner].mean(axis=(1, 2))
+    overall_mean = lab_thumbs.mean(axis=(1, 2))
+    overall_std = np.array([cv2.meanStdDev(crop)[1].ravel() for crop in lab]) / 255.0
     return np.hstack([hue_sat, value_hist, ab, lightness, centre_mean, overall_mean, overall_std])
 
 
@@ -186,10 +194,8 @@ def _crown_masks(hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _crown_map_features(hsv: np.ndarray) -> np.ndarray:
     gold, white = _crown_masks(hsv)
-    n = hsv.shape[0]
-    cell = SIDE // THUMB
     maps = np.stack([gold, white, gold & ~white], axis=-1).astype(np.float32)
-    return maps.reshape(n, THUMB, cell, THUMB, cell, 3).mean(axis=(2, 4)).reshape(n, -1)
+    return _block_means(maps).reshape(len(maps), -1)
 
 
 def _crown_features(hsv: np.ndarray) -> np.ndarray:
@@ -227,10 +233,14 @@ def _crown_features(hsv: np.ndarray) -> np.ndarray:
     return np.hstack([amounts, blob_counts])
 
 
-def _pixel_features(lab: np.ndarray) -> np.ndarray:
-    n = lab.shape[0]
-    thumbs = lab.reshape(n, THUMB, SIDE // THUMB, THUMB, SIDE // THUMB, 3).mean(axis=(2, 4))
-    return thumbs.reshape(n, -1).astype(np.float32) / 255.0
+def _lab_thumbnails(lab: np.ndarray) -> np.ndarray:
+    """(n, THUMB, THUMB, 3) block means of the Lab crops, scaled to 0-1."""
+    return _block_means(lab.astype(np.float32) / 255.0)
+
+
+def _block_means(images: np.ndarray) -> np.ndarray:
+    """(n, THUMB, THUMB, c) means of SIDE/THUMB-pixel blocks (area resize is an exact block mean)."""
+    return np.stack([cv2.resize(image, (THUMB, THUMB), interpolation=cv2.INTER_AREA) for image in images])
 
 
 def _block_sizes(config: FeatureConfig) -> list[tuple[str, int]]:
@@ -284,9 +294,10 @@ def extract_features(
     hsv = cv2.cvtColor(flat, cv2.COLOR_BGR2HSV).reshape(crops.shape)
     lab = cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(crops.shape)
     gray_u8 = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])
+    lab_thumbs = _lab_thumbnails(lab)
     parts = []
     if config.colour:
-        parts.append(_colour_features(hsv, lab))
+        parts.append(_colour_features(hsv, lab, lab_thumbs))
     if config.lbp:
         parts.append(_lbp_features(gray_u8))
     if config.hog or config.ring:
@@ -300,7 +311,7 @@ def extract_features(
     if config.crown_map:
         parts.append(_crown_map_features(hsv))
     if config.pixels:
-        parts.append(_pixel_features(lab))
+        parts.append(lab_thumbs.reshape(len(lab_thumbs), -1))
     return np.hstack(parts).astype(np.float32)
 
 

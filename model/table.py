@@ -32,7 +32,7 @@ SYNTHETIC_SOURCE = "synthetic"
 EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
-TABLE_VERSION = 4  # bump when augmentation changes, to invalidate caches
+TABLE_VERSION = 5  # bump when augmentation changes, to invalidate caches
 
 
 @dataclass(frozen=True)
