@@ -93,6 +93,7 @@ def compare_raw_decoded(
         for key in ("raw", "dec")
     }
     changed = changed_right = changed_wrong = flagged = errors = errors_flagged = squares = 0
+    boards_broken = 0
     seconds: list[float] = []
     for name in names:
         truth = _label_grid(truths[name])
@@ -112,6 +113,7 @@ def compare_raw_decoded(
             counts["score"] += int(base_error == 0)
             counts["error"] += base_error
         decoded_labels = _label_grid(decoded.kingdom)
+        boards_broken += int((raw == truth).all() and (decoded_labels != truth).any())
         squares += truth.size
         changed += int(decoded.changed.sum())
         changed_right += int((decoded.changed & (decoded_labels == truth)).sum())
@@ -139,6 +141,7 @@ def compare_raw_decoded(
         "",
         f"Squares changed by the decoder: {changed} (right after the change: {changed_right}; "
         f"right before and wrong after: {changed_wrong}; wrong either way: {kept_wrong}).",
+        f"Boards read all right by the classifier and made wrong by the decoder: {boards_broken}.",
         f"Squares flagged for the player: {_rate(flagged, squares)}; decoded errors among them: "
         f"{_rate(errors_flagged, errors)} of the errors.",
         f"Decoding time per kingdom: median {np.median(milliseconds):.1f} ms, "

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model.decode_eval import CONFUSIONS
+from model.decode_eval import CONFUSIONS, compare_raw_decoded
+from model.decode_eval import main as decode_eval_main
 from scanner.decode import decode_kingdom
 from scanner.dominoes import DOMINOES
 from scanner.kingdom import CASTLE_SQUARE, Kingdom, Square, Terrain
@@ -229,3 +230,21 @@ def test_result_describes_every_square() -> None:
 def test_bad_arrays_raise_value_error(bad: np.ndarray) -> None:
     with pytest.raises(ValueError):
         decode_kingdom(bad)
+
+
+def test_comparison_report_counts_boards_and_changes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    truths = dict(list(real_boards().items())[:3])
+    probabilities = {name: sure(truth) for name, truth in truths.items()}
+    first = next(iter(truths))
+    castle = next(cell for cell, sq in truths[first].cells() if sq.terrain == Terrain.CASTLE)
+    doubt(probabilities[first], castle, S0=0.55, C=0.45)  # the raw reading loses the castle
+    report = compare_raw_decoded(probabilities, truths)
+    assert "| boards, all squares right | 2/3 (66.7%) | 3/3 (100.0%) |" in report
+    assert "Squares changed by the decoder: 1 (right after the change: 1;" in report
+
+    archive = tmp_path / "probs.npz"
+    np.savez(archive, _board_names=np.array(list(truths)), **probabilities)
+    assert decode_eval_main([str(archive)]) == 0
+    assert "### Joint decoding on out-of-fold" in capsys.readouterr().out
+    assert decode_eval_main([str(tmp_path / "missing.npz")]) == 1
+    assert "run `python -m model.evaluate` first" in capsys.readouterr().err
