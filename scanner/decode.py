@@ -17,9 +17,9 @@ the penalties, so a labelling that is already consistent is its own optimum and 
 Confidence after decoding comes from the min-marginal gap of each square: how much less probable the
 best decoding gets once the square may not keep its label, as a probability 1 / (1 + e^-gap). Cheap
 complete alternatives bound the gap from above, the next-best label from below; squares whose flag
-depends on the exact value are re-solved exactly.
+depends on the exact value are re-solved (linear relaxation: exact when integral, else a lower bound,
+so a doubtful square is flagged rather than trusted).
 """
-
 
 from __future__ import annotations
 
@@ -47,9 +47,11 @@ ORPHAN_PENALTY = 3.0
 PROBABILITY_FLOOR = 1e-4
 #: Squares whose decoded label wins by less than this gap (nats) are flagged for the player.
 FLAG_MARGIN = 1.4
-#: Exact re-solves allowed for the confidence of undecided squares (about 5 ms each on a 5×5 board);
+#: Re-solves allowed for the confidence of undecided squares (about 5 ms each on a 5×5 board);
 #: a count rather than a time limit, so that the same probabilities always give the same flags.
 MAX_EXACT_GAPS = 12
+#: Safety limit for the rare integer solve (the best labelling found so far is used past it).
+MILP_SECONDS = 0.5
 
 
 def _domino_kinds() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -224,12 +226,16 @@ def _integer_solution(problem: _Problem) -> np.ndarray | None:
         ],
         integrality=np.ones(problem.objective.size),
         bounds=problem.bounds,
+        options={"time_limit": MILP_SECONDS},
     )
     return result.x
 
 
 def _solve(costs: np.ndarray, edges: np.ndarray, orphan_penalty: float) -> _Solution | None:
-    """Exact best labelling for per-cell label costs (inf = forbidden); None if no castle is allowed."""
+    """Best labelling for per-cell label costs (inf = forbidden); None if no castle is allowed.
+
+    Exact, unless the integer solver hits its safety time limit (never seen on real readings).
+    """
     problem = _problem(costs, edges, orphan_penalty)
     _, x = _relaxation(problem)
     if x is not None and not _is_integral(x):
@@ -339,18 +345,17 @@ class _LocalAlternatives:
         return max(min(alternatives), 0.0)
 
 
-def _exact_gap(
-    costs: np.ndarray, edges: np.ndarray, orphan_penalty: float, best: _Solution, cell: int, enough: float
+def _gap_bound(
+    costs: np.ndarray, edges: np.ndarray, orphan_penalty: float, best: _Solution, cell: int
 ) -> float:
-    """How much the best decoding loses when ``cell`` may not keep its label (the relaxation suffices
-    when it is integral or already shows a gap of at least ``enough``)."""
+    """How much the best decoding loses when ``cell`` may not keep its label, from the relaxation.
+
+    Exact when the relaxation is integral (nearly always), else a lower bound: the square is then
+    flagged rather than trusted, and no integer solve can blow the time budget.
+    """
     forced = costs.copy()
     forced[cell, best.labels[cell]] = np.inf
-    problem = _problem(forced, edges, orphan_penalty)
-    bound, x = _relaxation(problem)
-    if x is not None and not _is_integral(x) and bound - best.cost < enough:
-        x = _integer_solution(problem)
-        bound = np.inf if x is None else _read_solution(problem, x > 0.5).cost
+    bound, _ = _relaxation(_problem(forced, edges, orphan_penalty))
     return max(bound - best.cost, 0.0)
 
 
@@ -409,7 +414,7 @@ def decode_kingdom(
     cells = np.arange(flat.shape[0])
     # The gap of a cell (how much worse the best decoding gets once its label is forbidden) lies
     # between a lower bound (its next-best regret minus what the optimum already pays) and the
-    # cost of a local alternative. Cells whose flag depends on where it lies are re-solved exactly.
+    # cost of a local alternative. Cells whose flag depends on where it lies are re-solved.
     forbidden = costs.copy()
     forbidden[cells, best.labels] = np.inf
     lower = np.maximum(forbidden.min(axis=1) - best.cost, 0.0)
@@ -417,7 +422,7 @@ def decode_kingdom(
     margins = np.array([local.gap(cell) for cell in cells])
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
     for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_exact_gaps]:
-        margins[cell] = _exact_gap(costs, edges, orphan_penalty, best, int(cell), flag_margin)
+        margins[cell] = max(_gap_bound(costs, edges, orphan_penalty, best, int(cell)), lower[cell])
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
     changed = best.labels != raw_labels
