@@ -245,7 +245,8 @@ def show_photo_input(s: page.PageState) -> None:
         if len(s.game.players) > 1:
             right.button("Remove player", on_click=switch, args=(page.remove_player,), width="stretch")
     if player.message:
-        st.warning(f"**No kingdom read:** {player.message}. Enter the squares by hand below.")
+        hint = "The previous reading is kept." if player.from_scan else "Enter the squares by hand below."
+        st.warning(f"**No kingdom read:** {player.message}. {hint}")
     if player.source:
         took = (
             f" · read in {player.scan_seconds:.1f} s"
