@@ -40,7 +40,7 @@ def load_scanner() -> tuple[object | None, str]:
         return None, f"the photo scanner could not start ({reason})"
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _scan_cached(digest: str, grid: page.GridChoice, _photo: bytes) -> tuple[object | None, ScanError | None]:
     """Scan results by photo content, so reruns, player switches and the sample never scan twice."""
     scanner, reason = load_scanner()
