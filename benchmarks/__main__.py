@@ -161,7 +161,9 @@ def _verdict(met: bool) -> str:
 
 
 def markdown(results: dict[str, dict], about: dict) -> str:
-    stage_names = list(dict.fromkeys(name for figures in results.values() for name in figures["stages"]))
+    every_name = list(dict.fromkeys(name for figures in results.values() for name in figures["stages"]))
+    stage_names = [name for name in every_name if "." not in name and name != "total"]
+    detail_names = [name for name in every_name if "." in name]
     header = [
         "photo",
         "JPEG",
@@ -185,6 +187,13 @@ def markdown(results: dict[str, dict], about: dict) -> str:
             else f"{figures['result']}×{figures['result']}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    if detail_names:
+        lines.append("")
+        for label, figures in results.items():
+            parts = ", ".join(
+                f"{name} {figures['stages'].get(name, 0.0) * 1000:.0f} ms" for name in detail_names
+            )
+            lines.append(f"- {label} sub-stages: {parts}")
     first = next(iter(results.values()))
     lines += [
         "",

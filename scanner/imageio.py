@@ -110,7 +110,9 @@ def load_photo(source: str | Path | bytes, *, max_side: int | None = None, name:
 def downscale(image: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
     """Shrink ``image`` so its longest side is at most ``max_side``; return it and the scale applied.
 
-    Uses area averaging (no aliasing on seams and crowns). Returns the input itself when already small.
+    Area averaging (no aliasing on seams and crowns) for strong reductions; above half size bilinear
+    samples nearly every source pixel anyway and is five times faster than OpenCV's non-integer area resize.
+    Returns the input itself when already small.
     """
     height, width = image.shape[:2]
     longest = max(height, width)
@@ -118,7 +120,8 @@ def downscale(image: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
         return image, 1.0
     scale = max_side / longest
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), scale
+    interpolation = cv2.INTER_LINEAR if scale > 0.5 else cv2.INTER_AREA
+    return cv2.resize(image, size, interpolation=interpolation), scale
 
 
 # --- reading ---------------------------------------------------------------------------------------
