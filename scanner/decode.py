@@ -49,7 +49,7 @@ PROBABILITY_FLOOR = 1e-4
 FLAG_MARGIN = 1.4
 #: Re-solves allowed for the confidence of undecided squares (about 5 ms each on a 5×5 board);
 #: a count rather than a time limit, so that the same probabilities always give the same flags.
-MAX_EXACT_GAPS = 12
+MAX_GAP_RESOLVES = 12
 #: Safety limit for the rare integer solve (the best labelling found so far is used past it).
 MILP_SECONDS = 0.5
 
@@ -395,7 +395,7 @@ def decode_kingdom(
     probabilities: np.ndarray,
     orphan_penalty: float = ORPHAN_PENALTY,
     flag_margin: float = FLAG_MARGIN,
-    max_exact_gaps: int = MAX_EXACT_GAPS,
+    max_gap_resolves: int = MAX_GAP_RESOLVES,
 ) -> DecodedKingdom:
     """Most probable kingdom under the rules and the box, with per-square confidence and flags.
 
@@ -421,7 +421,7 @@ def decode_kingdom(
     local = _LocalAlternatives(costs, size, best, orphan_penalty)
     margins = np.array([local.gap(cell) for cell in cells])
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
-    for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_exact_gaps]:
+    for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_gap_resolves]:
         margins[cell] = max(_gap_bound(costs, edges, orphan_penalty, best, int(cell)), lower[cell])
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
