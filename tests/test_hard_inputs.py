@@ -79,6 +79,21 @@ def paste_kingdom(
     return (photo * (1 - mask) + moved * mask).astype(np.uint8)
 
 
+def graph_paper_photo(seed: int = 8) -> np.ndarray:
+    """Squared paper at a slant on a table: a lattice whose squares all look alike."""
+    paper = np.full((900, 900, 3), 235, np.uint8)
+    for k in range(0, 900, 60):
+        cv2.line(paper, (k, 0), (k, 899), (90, 90, 90), 2)
+        cv2.line(paper, (0, k), (899, k), (90, 90, 90), 2)
+    source = np.float32([[0, 0], [900, 0], [900, 900], [0, 900]])
+    target = np.float32([[420, 180], [1180, 230], [1220, 1000], [380, 960]])
+    warp = cv2.getPerspectiveTransform(source, target)
+    mask = cv2.warpPerspective(np.full((900, 900), 255, np.uint8), warp, (1600, 1200))
+    return np.where(
+        mask[..., None] > 0, cv2.warpPerspective(paper, warp, (1600, 1200)), table_texture(1200, 1600, seed)
+    )
+
+
 def jpeg_bytes(image: np.ndarray, quality: int = 92) -> bytes:
     ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
@@ -222,6 +237,14 @@ def test_scan_command_reports_each_bad_photo_and_scans_the_others(scene: Scene, 
     [
         pytest.param(lambda scene: table_texture(1200, 1600, 4), id="empty-table"),
         pytest.param(lambda scene: chessboard_photo(6), id="chessboard"),
+        pytest.param(lambda scene: graph_paper_photo(), id="graph-paper"),
+        pytest.param(lambda scene: np.zeros((480, 640, 3), np.uint8), id="black"),
+        pytest.param(lambda scene: np.full((480, 640, 3), 255, np.uint8), id="white"),
+        pytest.param(
+            lambda scene: np.random.default_rng(0).integers(0, 256, (480, 640, 3), np.uint8), id="noise"
+        ),
+        pytest.param(lambda scene: np.zeros((1, 1, 3), np.uint8), id="1x1"),
+        pytest.param(lambda scene: np.full((1, 5000, 3), 128, np.uint8), id="1x5000"),
     ],
 )
 def test_photos_without_a_kingdom_raise_a_scan_error(scanner, scene: Scene, make_photo) -> None:
