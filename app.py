@@ -218,7 +218,7 @@ def show_players(s: page.PageState) -> None:
 def show_photo_input(s: page.PageState) -> None:
     player = s.player
     expanded = player.kingdom is None or bool(player.message)
-    with st.expander(f"Photo of {player.name}'s kingdom", expanded=expanded):
+    with st.expander(f"Photo of {player.name}'s kingdom: upload, camera or by hand", expanded=expanded):
         st.text_input("Player name", key=seed("name", player.name), on_change=on_rename)
         if st.session_state.get("rename_error"):
             st.error(st.session_state.rename_error)
