@@ -85,6 +85,24 @@ def _board_squares(name: str) -> tuple[np.ndarray, Kingdom]:
     return squares, kingdom
 
 
+def _mixed_kingdom(rng: np.random.Generator, names: list[str], size: int) -> tuple[np.ndarray, Kingdom]:
+    """A size×size kingdom of squares drawn from several boards, castle in the middle."""
+    pool, castles = [], []
+    for name in rng.permutation(names)[:4]:
+        board_squares, board = _board_squares(str(name))
+        for (r, c), square in board.cells():
+            if square.terrain == Terrain.CASTLE:
+                castles.append((board_squares[r, c], square))
+            elif square.terrain != Terrain.EMPTY:
+                pool.append((board_squares[r, c], square))
+    chosen = [pool[i] for i in rng.permutation(len(pool))[: size * size - 1]]
+    middle = (size * size) // 2
+    chosen.insert(middle, castles[0])
+    squares = np.stack([image for image, _ in chosen]).reshape(size, size, SQUARE_PX, SQUARE_PX, 3)
+    kingdom = Kingdom.from_rows([[chosen[r * size + c][1] for c in range(size)] for r in range(size)])
+    return squares, kingdom
+
+
 # --- table textures --------------------------------------------------------------------------------
 def _table(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
     """A table surface: wood, cloth, laminate or dark felt, with low-contrast texture."""
@@ -323,13 +341,17 @@ def generate_scene(
     width_range: tuple[float, float] = (0.15, 0.70),
     distractors: bool = True,
     jpeg: bool = True,
+    grid_size: int = 5,
 ) -> Scene:
-    """Generate one table photo of a kingdom. Same seed and arguments -> same scene, pixel for pixel."""
+    """Generate one table photo of a kingdom. Same seed and arguments -> same scene, pixel for pixel.
+
+    ``grid_size=7`` builds a Mighty Duel kingdom from the squares of several labelled boards.
+    """
     rng = np.random.default_rng(seed)
     names = boards if boards is not None else board_names()
     board = names[rng.integers(len(names))]
     width, height = size if size is not None else PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
-    squares, kingdom = _board_squares(board)
+    squares, kingdom = _board_squares(board) if grid_size == 5 else _mixed_kingdom(rng, names, grid_size)
     n = kingdom.grid_size
     present = np.array([[kingdom[r, c].terrain != Terrain.EMPTY for c in range(n)] for r in range(n)])
     castle = next(((r, c) for (r, c), sq in kingdom.cells() if sq.terrain == Terrain.CASTLE), None)
@@ -396,7 +418,7 @@ def generate_scene(
             angle = rng.uniform(0, 2 * math.pi)
             radius = rng.uniform(0.72, 1.6) * frame_width
             spot = radius * np.array([math.cos(angle), math.sin(angle)])
-            r0, c0 = rng.integers(0, n - 1, size=2)
+            r0, c0 = rng.integers(0, other_squares.shape[0] - 1, size=2)
             cells = [(r0, c0), (r0, c0 + 1)] if rng.random() < 0.5 else [(r0, c0), (r0 + 1, c0)]
             centre = _piece_polygon(cells, pitch, np.zeros(2)).mean(0)
             move = np.array([[1, 0, spot[0] - centre[0]], [0, 1, spot[1] - centre[1]], [0, 0, 1]])
@@ -417,10 +439,11 @@ def generate_scene(
             other_squares, other = _board_squares(others[rng.integers(len(others))])
             angle = rng.uniform(0, 2 * math.pi)
             spot = rng.uniform(1.25, 1.5) * frame_width * np.array([math.cos(angle), math.sin(angle)])
+            size_other = other.grid_size
             other_present = np.array(
-                [[other[r, c].terrain != Terrain.EMPTY for c in range(n)] for r in range(n)]
+                [[other[r, c].terrain != Terrain.EMPTY for c in range(size_other)] for r in range(size_other)]
             )
-            centre = np.full(2, frame_width / 2)
+            centre = np.full(2, size_other * pitch / 2)
             place = np.array([[1, 0, spot[0] - centre[0]], [0, 1, spot[1] - centre[1]], [0, 0, 1]]) @ _rigid(
                 rng, 0, 180, centre
             )

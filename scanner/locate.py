@@ -80,18 +80,25 @@ def _segments(gray: np.ndarray) -> np.ndarray:
     return lines[length >= max(6.0, 0.006 * max(gray.shape))]
 
 
-def _dominant_directions(angles: np.ndarray, weights: np.ndarray) -> tuple[float, float] | None:
-    """The two strongest segment directions (radians mod pi), at least 30° apart."""
+def _dominant_directions(
+    angles: np.ndarray, weights: np.ndarray, count: int = 3
+) -> list[tuple[float, float]]:
+    """Pairs (radians mod pi, at least 30° apart) among the strongest segment directions, best first."""
     hist = np.bincount((np.degrees(angles).astype(int) % 180), weights=weights, minlength=180)
     kernel = np.exp(-0.5 * (np.arange(-8, 9) / 2.0) ** 2)
     smooth = np.convolve(np.r_[hist[-8:], hist, hist[:8]], kernel, mode="same")[8:-8]
-    first = int(np.argmax(smooth))
-    distance = np.abs((np.arange(180) - first + 90) % 180 - 90)
-    masked = np.where(distance >= 30, smooth, -1)
-    second = int(np.argmax(masked))
-    if smooth[first] <= 0 or masked[second] <= 0.12 * smooth[first]:
-        return None
-    return math.radians(first), math.radians(second)
+    peaks: list[int] = []
+    for t in np.argsort(-smooth):
+        if smooth[t] <= 0.12 * smooth.max() or len(peaks) == count:
+            break
+        if all(abs((t - p + 90) % 180 - 90) >= 12 for p in peaks):
+            peaks.append(int(t))
+    pairs = []
+    for i, a in enumerate(peaks):
+        for b in peaks[i + 1 :]:
+            if abs((a - b + 90) % 180 - 90) >= 30:
+                pairs.append((math.radians(a), math.radians(b)))
+    return pairs
 
 
 def _vanishing_point(
@@ -99,21 +106,24 @@ def _vanishing_point(
 ) -> tuple:
     """RANSAC vanishing point (homogeneous) of a family of segments, and the inlier mask."""
     n = len(lines)
-    best_v, best_score, best_mask = None, -1.0, None
     pairs = rng.integers(0, n, size=(min(250, n * n), 2))
-    for i, j in pairs:
-        if i == j:
-            continue
-        v = np.cross(lines[i], lines[j])
-        if not np.isfinite(v).all() or np.abs(v).max() < 1e-12:
-            continue
-        mask = _consistent(v, mids, dirs) < threshold
-        score = weights[mask].sum()
-        if score > best_score:
-            best_v, best_score, best_mask = v, score, mask
-    if best_v is None:
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    candidates = np.cross(lines[pairs[:, 0]], lines[pairs[:, 1]])
+    candidates = candidates[np.isfinite(candidates).all(axis=1) & (np.abs(candidates).max(axis=1) > 1e-12)]
+    if len(candidates) == 0:
         return None, None
+    # |sin| of the angle between every segment and the direction from its midpoint to every candidate
+    at_infinity = np.abs(candidates[:, 2:3]) < 1e-9
+    safe_w = np.where(at_infinity, 1.0, candidates[:, 2:3])
+    to_x = np.where(at_infinity, candidates[:, 0:1], (candidates[:, 0:1] / safe_w - mids[None, :, 0]))
+    to_y = np.where(at_infinity, candidates[:, 1:2], (candidates[:, 1:2] / safe_w - mids[None, :, 1]))
+    sines = np.abs(dirs[None, :, 0] * to_y - dirs[None, :, 1] * to_x) / (np.hypot(to_x, to_y) + 1e-12)
+    inliers = sines < threshold[None, :]
+    best = int(np.argmax(inliers @ weights))
+    best_v, best_mask = candidates[best], inliers[best]
     for _ in range(2):  # least squares on the inliers, then re-select
+        if best_mask.sum() < 2:
+            return None, None
         a = lines[best_mask] * np.sqrt(weights[best_mask])[:, None]
         best_v = np.linalg.svd(a, full_matrices=False)[2][-1]
         best_mask = _consistent(best_v, mids, dirs) < threshold * 1.3
@@ -142,6 +152,9 @@ def _combs(
     """
     if len(values) < 3:
         return []
+    if len(values) > 400:  # the longest segments carry the seams; bound the pair count
+        keep = np.argsort(-(hi - lo))[:400]
+        values, lo, hi, weights = values[keep], lo[keep], hi[keep], weights[keep]
     i, j = np.triu_indices(len(values), k=1)
     overlap = np.minimum(hi[i], hi[j]) - np.maximum(lo[i], lo[j])
     keep = overlap > 0
@@ -149,19 +162,39 @@ def _combs(
     pair_weight = (np.sqrt(weights[i] * weights[j]) * overlap)[keep]
     hist = np.histogram(diff, bins=np.arange(0, 451, 1.0), weights=pair_weight)[0]
     hist = cv2.GaussianBlur(hist.reshape(1, -1).astype(np.float64), (0, 0), 2.0).ravel()
-    peaks = [t for t in range(15, 449) if hist[t] >= hist[t - 1] and hist[t] >= hist[t + 1] and hist[t] > 0]
-    peaks = sorted(peaks, key=lambda t: -hist[t])[:count]
+    maxima = [t for t in range(15, 449) if hist[t] >= hist[t - 1] and hist[t] >= hist[t + 1] and hist[t] > 0]
+    peaks: list[int] = []
+    for t in sorted(maxima, key=lambda t: -hist[t]):  # strongest first, one per ±12 % of pitch
+        if len(peaks) < count and all(abs(t - p) > 0.12 * p for p in peaks):
+            peaks.append(t)
+    if peaks:  # blurred or same-terrain seams can hide every other line: also try a half and a third
+        peaks += [
+            peaks[0] // k
+            for k in (2, 3)
+            if peaks[0] // k >= 15 and all(abs(peaks[0] // k - p) > 2 for p in peaks)
+        ]
     result = []
     for t in peaks:
         pitch = float(t)
         denom = hist[t - 1] - 2 * hist[t] + hist[t + 1]
-        if denom < 0:  # sub-bin pitch: parabolic peak
+        if t in maxima and denom < 0:  # sub-bin pitch: parabolic peak
             pitch = t + 0.5 * (hist[t - 1] - hist[t + 1]) / denom
-        phases = np.arange(0, pitch, 0.5)
-        residual = (values[None, :] - phases[:, None] + pitch / 2) % pitch - pitch / 2
-        scores = (np.exp(-0.5 * (residual / 2.5) ** 2) * weights).sum(axis=1)
-        result.append((pitch, float(phases[int(np.argmax(scores))])))
+        result.append((pitch, _phase(values, weights, pitch)))
     return result
+
+
+def _phase(values: np.ndarray, weights: np.ndarray, pitch: float) -> float:
+    """Offset of the comb of the given pitch that the most (weighted) lines agree with."""
+    bins = max(8, int(round(pitch * 2)))
+    index = np.floor((values % pitch) / pitch * bins).astype(int) % bins
+    hist = np.bincount(index, weights=weights, minlength=bins).astype(np.float64)
+    spread = 2.5 / pitch * bins  # ±2.5 plane units
+    offsets = np.arange(-3 * int(spread + 1), 3 * int(spread + 1) + 1)
+    kernel = np.exp(-0.5 * (offsets / max(spread, 0.5)) ** 2)
+    smooth = np.zeros(bins)
+    for offset, k in zip(offsets, kernel, strict=True):
+        smooth += k * np.roll(hist, offset)
+    return (int(np.argmax(smooth)) + 0.5) * pitch / bins
 
 
 def _side_coverage(
@@ -215,7 +248,7 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     lattice = _find_lattice(segs, gray.shape, grid)
     if lattice is None:
         raise KingdomNotFoundError(NOT_FOUND)
-    grid_to_work, size, notes = lattice
+    grid_to_work, size, notes = _most_central(segs, gray.shape, grid, lattice)
     timings["locate.lattice"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -224,7 +257,7 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     timings["locate.refine"] = time.perf_counter() - t0
 
     corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
-    corners = _ordered(corners_work / scale)
+    corners = _ordered(_snap_to_photo(corners_work, size, gray.shape) / scale)
     frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
@@ -240,6 +273,52 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     _check_content(work, grid_to_work, size, grayscale)
     timings["locate.check"] = time.perf_counter() - t0
     return Located(size, corners, homography, square_px, notes, timings)
+
+
+TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
+
+
+def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lattice: tuple) -> tuple:
+    """Look for a second kingdom among the segments outside the first; keep the more central one."""
+    grid_to_work, size, notes = lattice
+    to_grid = np.linalg.inv(grid_to_work)
+    mids = apply_homography(to_grid, (segs[:, :2] + segs[:, 2:]) / 2)
+    outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
+    other = _find_lattice(segs[outside], shape, grid) if outside.sum() >= 12 else None
+    if other is None:
+        return lattice
+    centre = np.array([shape[1] / 2, shape[0] / 2])
+
+    def off_centre(found: tuple) -> float:
+        middle = apply_homography(found[0], [[found[1] / 2, found[1] / 2]])[0]
+        return float(np.linalg.norm(middle - centre))
+
+    def square_px(found: tuple) -> float:
+        ends = apply_homography(found[0], [[0, 0], [found[1], 0], [found[1], found[1]], [0, found[1]]])
+        return float(np.linalg.norm(ends - np.roll(ends, -1, axis=0), axis=1).mean() / found[1])
+
+    ratio = square_px(other) / square_px(lattice)
+    if not 0.6 < ratio < 1.6:
+        return lattice
+    chosen = other if off_centre(other) < off_centre(lattice) else lattice
+    return chosen[0], chosen[1], [TWO_KINGDOMS_NOTE]
+
+
+def _snap_to_photo(corners: np.ndarray, size: int, shape: tuple[int, int]) -> np.ndarray:
+    """A cropped board fills the photo: when every frame corner is near a photo corner, use those.
+
+    Its outline has no table around it, so the outer lines cannot be refined on seams.
+    """
+    height, width = shape
+    photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+    square = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean() / size
+    nearest = np.array([photo[np.argmin(np.linalg.norm(photo - corner, axis=1))] for corner in corners])
+    if (
+        len({tuple(p) for p in nearest}) == 4
+        and (np.linalg.norm(nearest - corners, axis=1) < 0.4 * square).all()
+    ):
+        return nearest
+    return corners
 
 
 def _ordered(corners: np.ndarray) -> np.ndarray:
@@ -308,10 +387,14 @@ def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str):
     # Direction pairs from two weightings: plain length, and favouring long straight segments (seams;
     # wood grain and printed art give many short ones). Each is rectified two ways; the best lattice wins.
     long_weights = seg.weights * np.minimum(seg.lengths * norm / 40.0, 3.0)
-    pairs = {_dominant_directions(seg.angles, seg.weights), _dominant_directions(seg.angles, long_weights)}
+    pairs = list(
+        dict.fromkeys(
+            _dominant_directions(seg.angles, seg.weights) + _dominant_directions(seg.angles, long_weights)
+        )
+    )
     rng = np.random.default_rng(0)
     results = []
-    for directions in pairs - {None}:
+    for directions in pairs:
         members = []
         for direction in directions:
             diff = np.abs((seg.angles - direction + math.pi / 2) % math.pi - math.pi / 2)
@@ -401,7 +484,10 @@ def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, 
         return None
     horizontal = _side_coverage(ya, xa_lo, xa_hi, py, fy, px, fx, rows, cols, 0.15)  # (rows+1, cols)
     vertical = _side_coverage(xb, yb_lo, yb_hi, px, fx, py, fy, cols, rows, 0.15)  # (cols+1, rows)
-    score = horizontal[:-1] + horizontal[1:] + vertical[:-1].T + vertical[1:].T  # (rows, cols)
+    across = horizontal[:-1] + horizontal[1:]  # (rows, cols): coverage of each cell's top + bottom
+    along = vertical[:-1].T + vertical[1:].T  # left + right
+    # a tile is closed on both axes; parallel plank joints or wood grain cover only one
+    score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
     from_plane = np.linalg.inv(to_plane)
     rr, cc = np.mgrid[rows[0] : rows[1], cols[0] : cols[1]]
     centres = np.c_[(fx + (cc.ravel() + 0.5) * px), (fy + (rr.ravel() + 0.5) * py)]
@@ -449,7 +535,7 @@ def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, 
             return float(np.hypot(*(centre - [width / 2, height / 2])))
 
         chosen = min([best, *rivals], key=off_centre)
-        notes.append("more than one kingdom was seen in the photo; the most central one was scanned")
+        notes.append(TWO_KINGDOMS_NOTE)
     else:
         chosen = best
     _, n, r, c, _ = chosen
@@ -548,6 +634,13 @@ def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale
     hsv = cv2.cvtColor(rect, cv2.COLOR_BGR2HSV)
     saturation = hsv[..., 1].reshape(n, cell, n, cell).transpose(0, 2, 1, 3).reshape(n * n, -1)
     colourful = (np.median(saturation, axis=1) >= 70).mean()
+    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
+    means = lab.reshape(n, cell, n, cell, 3).mean(axis=(1, 3)).reshape(-1, 3)
+    varied = (np.linalg.norm(means - np.median(means, axis=0), axis=1) > 12).mean()
+    if varied < 0.25:
+        raise KingdomNotFoundError(
+            "a grid was found, but its squares all look alike (a table or floor pattern?), not like a kingdom"
+        )
     if colourful < 0.4:
         raise KingdomNotFoundError(
             "a grid was found, but its squares do not look like Kingdomino terrain "

@@ -105,9 +105,11 @@ class KingdomScanner:
         timings["rectify"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        probabilities = np.asarray(self.classifier.predict_proba(crops), dtype=float).reshape(
-            n, n, len(LABELS)
-        )
+        try:
+            probabilities = np.asarray(self.classifier.predict_proba(crops), dtype=float)
+            probabilities = probabilities.reshape(n, n, len(LABELS))
+        except Exception as error:  # a model that does not match its feature code must not crash a scan
+            raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         timings["classify"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()

@@ -1,0 +1,25 @@
+"""A stand-in square classifier for scanner tests that must not depend on the trained model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABEL_INDEX, LABELS
+
+
+class ColourClassifier:
+    """Calls a square lake when it is mostly blue, wheat when yellow, grassland otherwise (always sure)."""
+
+    def predict_proba(self, images) -> np.ndarray:
+        out = np.full((len(images), len(LABELS)), 1e-4)
+        for row, image in enumerate(images):
+            b, g, r = image.reshape(-1, 3).mean(0)
+            if b > g and b > r:
+                label = Square(Terrain.LAKE, 0)
+            elif r > b + 30 and g > b + 30:
+                label = Square(Terrain.WHEAT, 0)
+            else:
+                label = Square(Terrain.GRASSLAND, 0)
+            out[row, LABEL_INDEX[label]] = 1.0
+        return out / out.sum(axis=1, keepdims=True)

@@ -1,0 +1,93 @@
+"""Locating the lattice: generated table photos, cropped boards, and things that are not kingdoms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from model.scenes import generate_scene
+from scanner.errors import KingdomNotFoundError
+from scanner.locate import locate_kingdom, upright_rotation
+
+BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
+SIZE = (1600, 1200)
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray, grid_size: int) -> float:
+    """Worst corner distance, in squares of the true frame."""
+    square = np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1).mean() / grid_size
+    return float(np.linalg.norm(found - truth, axis=1).max() / square)
+
+
+def test_upright_rotation_picks_the_side_closest_to_left_to_right() -> None:
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    assert upright_rotation(square) == 0
+    for turns in range(4):
+        assert upright_rotation(np.roll(square, turns, axis=0)) == turns  # TL now sits at index `turns`
+    tilted = np.array([[0, 0], [10, 3], [7, 13], [-3, 10]], float)  # turned 17° clockwise
+    assert upright_rotation(tilted) == 0
+
+
+@pytest.mark.parametrize("seed", [1, 4, 16])
+def test_generated_table_photo_is_located_within_a_quarter_square(seed: int) -> None:
+    scene = generate_scene(seed, size=SIZE)
+    truth_kingdom, truth_corners = scene.upright()
+    located = locate_kingdom(scene.image)
+    assert located.grid_size == truth_kingdom.grid_size
+    assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
+    assert set(located.timings) >= {"locate.segments", "locate.lattice", "locate.refine"}
+
+
+def test_mighty_duel_kingdom_is_found_as_seven_by_seven_and_can_be_forced() -> None:
+    scene = generate_scene(2, size=SIZE, grid_size=7)
+    _, truth_corners = scene.upright()
+    located = locate_kingdom(scene.image, grid="auto")
+    assert located.grid_size == 7
+    assert corner_error(located.corners, truth_corners, 7) < 0.25
+    assert locate_kingdom(scene.image, grid=7).grid_size == 7
+
+
+def test_cropped_board_photo_is_the_whole_image_in_any_quarter_turn() -> None:
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    height, width = board.shape[:2]
+    photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+    for turns in range(2):
+        image = np.ascontiguousarray(np.rot90(board, turns))
+        located = locate_kingdom(image)
+        assert located.grid_size == 5
+        assert corner_error(located.corners, photo, 5) < 0.25
+
+
+def _table(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    shading = cv2.resize(rng.normal(0, 1, (6, 8)).astype(np.float32), (1600, 1200))
+    image = np.array([60, 100, 150], np.float32) * (1 + 0.1 * shading[..., None])
+    return np.clip(image + rng.normal(0, 4, image.shape), 0, 255).astype(np.uint8)
+
+
+def test_empty_table_is_not_a_kingdom() -> None:
+    with pytest.raises(KingdomNotFoundError, match="no kingdom"):
+        locate_kingdom(_table(0))
+
+
+def test_chessboard_is_a_lattice_but_not_a_kingdom() -> None:
+    board = np.kron((np.indices((8, 8)).sum(0) % 2).astype(np.uint8), np.ones((70, 70), np.uint8))
+    board = cv2.cvtColor(np.where(board == 1, 30, 220).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    source = np.float32([[0, 0], [560, 0], [560, 560], [0, 560]])
+    target = np.float32([[500, 260], [1100, 320], [1150, 950], [450, 880]])
+    warp = cv2.getPerspectiveTransform(source, target)
+    mask = cv2.warpPerspective(np.full((560, 560), 255, np.uint8), warp, SIZE)
+    photo = np.where(mask[..., None] > 0, cv2.warpPerspective(board, warp, SIZE), _table(1))
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(photo)
+    assert str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_kingdom_with_tiny_squares_gets_a_clear_reason() -> None:
+    scene = generate_scene(5, size=SIZE, width_range=(0.05, 0.05), tilt_range=(0, 5), distractors=False)
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(scene.image)
+    assert "closer" in str(caught.value)

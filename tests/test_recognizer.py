@@ -1,0 +1,79 @@
+"""KingdomScanner: the pipeline with a stand-in classifier, and end to end on the bundled sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from scan_fakes import ColourClassifier
+
+from model.scenes import generate_scene
+from scanner.errors import KingdomNotFoundError, ScanError
+from scanner.kingdom import Kingdom
+from scanner.recognizer import KingdomScanner
+
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+
+
+@pytest.fixture(scope="module")
+def scene():
+    return generate_scene(4, size=(1600, 1200))
+
+
+@pytest.fixture(scope="module")
+def fake_scanner() -> KingdomScanner:
+    return KingdomScanner(classifier=ColourClassifier())
+
+
+def worst_corner(found, truth: np.ndarray, grid_size: int) -> float:
+    square = np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1).mean() / grid_size
+    return float(np.linalg.norm(np.asarray(found) - truth, axis=1).max() / square)
+
+
+def test_scan_returns_everything_the_page_and_the_json_need(fake_scanner, scene) -> None:
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    result = fake_scanner.scan(data, name="table.jpg")
+    truth, corners = scene.upright()
+    n = result.grid_size
+    assert n == truth.grid_size and isinstance(result.kingdom, Kingdom)
+    assert len(result.readings) == n and all(len(row) == n for row in result.readings)
+    assert result.flagged.shape == (n, n) and result.probabilities.shape == (n, n, 18)
+    assert result.rectified.shape[:2] == (n * 100, n * 100)
+    assert result.overlay.ndim == 3 and max(result.overlay.shape[:2]) <= 1600
+    assert worst_corner(result.corners, corners, n) < 0.25
+    assert {"decode", "locate", "rectify", "classify", "decode_score", "total"} <= set(result.timings)
+    line = json.loads(json.dumps(result.to_json_dict()))
+    assert list(line)[:5] == ["photo", "grid_size", "squares", "corners", "score"]
+    assert line["photo"] == "table.jpg" and len(line["corners"]) == 4
+    assert set(line["squares"][0][0]) == {"terrain", "crowns", "confidence"}
+    assert line["score"]["total"] == result.score.total
+
+
+def test_corners_are_in_the_original_photo_pixels_whatever_its_size(fake_scanner, scene) -> None:
+    big = cv2.resize(scene.image, (3200, 2400), interpolation=cv2.INTER_LINEAR)
+    data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    result = fake_scanner.scan(data)
+    _, corners = scene.upright()
+    assert worst_corner(result.corners, corners * 2, result.grid_size) < 0.25
+
+
+def test_array_input_and_a_photo_without_kingdom(fake_scanner, scene) -> None:
+    assert fake_scanner.scan(scene.image).grid_size == 5
+    with pytest.raises(KingdomNotFoundError):
+        fake_scanner.scan(np.full((600, 800, 3), 120, np.uint8))
+    with pytest.raises(ScanError):
+        fake_scanner.scan(scene.image, grid=6)
+
+
+def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
+    """End to end with the trained model: the README's sample photo and its true board."""
+    truth = json.loads((SAMPLES / "sample_table.json").read_text())
+    result = KingdomScanner().scan(SAMPLES / "sample_table.jpg")
+    expected = Kingdom.from_dict(truth)
+    assert result.grid_size == expected.grid_size
+    assert worst_corner(result.corners, np.array(truth["corners"]), result.grid_size) < 0.25
+    right = sum(result.kingdom[cell] == square for cell, square in expected.cells())
+    assert right >= 23, f"\n{result.kingdom.to_text()}vs truth\n{expected.to_text()}"

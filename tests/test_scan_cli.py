@@ -1,0 +1,67 @@
+"""``kingdomino scan``: JSON lines in input order, one error line per bad photo, exit status, debug images."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+from scan_fakes import ColourClassifier
+
+from model.classifier import SquareClassifier
+from model.scenes import generate_scene
+from scanner.cli import main
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("scan_cli")
+    scene = generate_scene(16, size=(1600, 1200))
+    cv2.imwrite(str(folder / "table.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (folder / "notes.jpg").write_text("not a photo at all\n")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def stand_in_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's plumbing is tested here; the trained model end to end in test_recognizer."""
+    monkeypatch.setattr(SquareClassifier, "load", classmethod(lambda cls, path=None: ColourClassifier()))
+
+
+def test_json_lines_in_input_order_with_errors_and_exit_status_1(photos: Path, capsys) -> None:
+    paths = [
+        str(photos / "table.jpg"),
+        str(photos / "notes.jpg"),
+        str(photos / "missing.jpg"),
+        str(photos / "table.jpg"),
+    ]
+    status = main(["scan", "--json", *paths])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1
+    assert [line["photo"] for line in lines] == paths
+    assert lines[0]["grid_size"] == 5 and len(lines[0]["squares"]) == 5 and len(lines[0]["corners"]) == 4
+    assert "total" in lines[0]["score"]
+    for line in lines[1:3]:
+        assert set(line) == {"photo", "error"} and line["error"] and "\n" not in line["error"]
+    assert lines[3] == lines[0]
+
+
+def test_all_good_photos_exit_0_and_text_output_shows_board_and_score(photos: Path, capsys) -> None:
+    status = main(["scan", str(photos / "table.jpg"), "--grid", "5"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "5×5 kingdom" in out and "Score:" in out
+    assert sum(1 for line in out.splitlines() if len(line.split()) == 5) >= 5  # the board rows
+
+
+def test_debug_dir_gets_the_lattice_and_the_labelled_squares(photos: Path, tmp_path: Path, capsys) -> None:
+    assert main(["scan", "--json", "--debug-dir", str(tmp_path), str(photos / "table.jpg")]) == 0
+    written = sorted(path.name for path in tmp_path.iterdir())
+    assert written == ["00_table_lattice.jpg", "00_table_squares.jpg"]
+    assert all(cv2.imread(str(tmp_path / name)) is not None for name in written)
+
+
+def test_bad_grid_option_is_a_usage_error(photos: Path, capsys) -> None:
+    assert main(["scan", "--grid", "6", str(photos / "table.jpg")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
