@@ -306,6 +306,25 @@ def test_small_640_by_480_photo_filled_by_the_kingdom(scanner, scene: Scene, pla
     assert_reads_as_well(result, truth, plain_reading)
 
 
+def test_two_kingdoms_scans_the_most_central_and_says_so(scanner, scene: Scene) -> None:
+    central = generate_scene(
+        77, size=(2400, 1200), tilt_range=(0, 10), width_range=(0.2, 0.22), distractors=False
+    )
+    truth, corners = central.upright()
+    alone = scanner.scan(jpeg_bytes(central.image))
+    # The base scene's kingdom, at the same size, on the side of the table away from the central one.
+    on_the_right = corners.mean(0)[0] < central.image.shape[1] / 2
+    other_centre = (central.image.shape[1] * (0.82 if on_the_right else 0.18), central.image.shape[0] / 2)
+    pitch = square_size(corners, truth.grid_size)
+    assert abs(other_centre[0] - corners.mean(0)[0]) > 1.5 * pitch * truth.grid_size  # clearly apart
+    photo = paste_kingdom(central.image, scene, pitch, other_centre)
+
+    result = scanner.scan(jpeg_bytes(photo))
+    assert_located(result, truth, corners)
+    assert_reads_as_well(result, truth, alone.kingdom)
+    assert any(re.search(r"kingdom", note, re.IGNORECASE) for note in result.notes), result.notes
+
+
 def test_grayscale_photo_is_read_with_a_warning_or_refused_clearly(scanner, scene: Scene) -> None:
     grey = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
     data = pillow_bytes(grey, "JPEG", quality=92)
