@@ -251,37 +251,30 @@ def _place_kingdom(
 def _draw_castle_model(
     rng: np.random.Generator, canvas: np.ndarray, centre: np.ndarray, lean: np.ndarray, scale: float
 ) -> None:
-    """A 3D castle seen from an angle: a keep and towers leaning away from the camera over the neighbours."""
+    """The top of a 3D castle model, leaning away from the camera over the neighbouring square.
+
+    The castle square's own crop already shows the model from above (the boards were photographed
+    with it), so only the part that a tilted camera sees beyond the castle square is drawn.
+    """
     colour = np.array(CASTLE_COLOURS[rng.integers(len(CASTLE_COLOURS))], np.float64)
-    height = rng.uniform(0.5, 1.1) * SQUARE_PX
+    height = rng.uniform(0.15, 0.45) * SQUARE_PX
     across = np.array([-lean[1], lean[0]])
-    half = 0.35 * SQUARE_PX
-    base = [centre - across * half, centre + across * half]
-    top = [p + lean * height for p in base]
-    body = np.array([base[0], base[1], top[1], top[0]]) * scale
-    cv2.fillConvexPoly(canvas, np.round(body * 4).astype(np.int32), (colour * 0.8).tolist(), cv2.LINE_AA, 2)
-    for t in (-1, 1):
-        foot = centre + across * half * t * 0.9
+    edge = centre + lean * 0.45 * SQUARE_PX
+    for offset in (-0.18, 0.18):
+        foot = edge + across * offset * SQUARE_PX
         tower = np.array(
             [
-                foot - across * 12,
-                foot + across * 12,
-                foot + across * 12 + lean * height * 1.25,
-                foot - across * 12 + lean * height * 1.25,
+                foot - across * 9,
+                foot + across * 9,
+                foot + across * 9 + lean * height,
+                foot - across * 9 + lean * height,
             ]
         )
         cv2.fillConvexPoly(
             canvas, np.round(tower * scale * 4).astype(np.int32), colour.tolist(), cv2.LINE_AA, 2
         )
-    roof = centre + lean * height * 1.1
-    cv2.circle(
-        canvas,
-        tuple(np.round(roof * scale).astype(int)),
-        int(14 * scale),
-        (colour * 0.6).tolist(),
-        -1,
-        cv2.LINE_AA,
-    )
+        top = tuple(np.round((foot + lean * height) * scale).astype(int))
+        cv2.circle(canvas, top, max(1, int(10 * scale)), (colour * 0.6).tolist(), -1, cv2.LINE_AA)
 
 
 def _draw_king(rng: np.random.Generator, canvas: np.ndarray, centre: np.ndarray, scale: float) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from scanner.errors import KingdomNotFoundError
 
-WORK_SIDE = 1200  # longest side of the copy the lattice is searched on
+WORK_SIDE = 1600  # longest side of the copy the lattice is searched on
 MIN_SQUARE_PX = 20  # smaller squares (in the original photo) cannot be read reliably
 REFINE_CELL_PX = 48  # rectified resolution used to refine the frame lines
 NOT_FOUND = (
@@ -240,7 +240,6 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
     timings["locate.downscale"] = time.perf_counter() - start
-
     t0 = time.perf_counter()
     segs = _segments(gray)
     timings["locate.segments"] = time.perf_counter() - t0
@@ -284,7 +283,7 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
     to_grid = np.linalg.inv(grid_to_work)
     mids = apply_homography(to_grid, (segs[:, :2] + segs[:, 2:]) / 2)
     outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
-    other = _find_lattice(segs[outside], shape, grid) if outside.sum() >= 12 else None
+    other = _find_lattice(segs[outside], shape, grid, centre_weight=False) if outside.sum() >= 12 else None
     if other is None:
         return lattice
     centre = np.array([shape[1] / 2, shape[0] / 2])
@@ -344,7 +343,7 @@ class _Segments:
     lengths: np.ndarray
 
 
-def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float) -> _Segments:
+def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float, centre_weight: bool = True) -> _Segments:
     p1 = apply_homography(to_norm, segs[:, :2])
     p2 = apply_homography(to_norm, segs[:, 2:])
     vec = p2 - p1
@@ -353,7 +352,10 @@ def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float) -> _Segments:
     mids = (p1 + p2) / 2
     lines = np.cross(np.c_[p1, np.ones(len(p1))], np.c_[p2, np.ones(len(p2))])
     lines /= np.linalg.norm(lines[:, :2], axis=1, keepdims=True)
-    central = np.exp(-0.5 * (np.linalg.norm(mids, axis=1) / 0.35) ** 2)  # the most central kingdom wins
+    # the most central kingdom wins (a search for a second kingdom weighs the whole photo alike)
+    central = (
+        np.exp(-0.5 * (np.linalg.norm(mids, axis=1) / 0.35) ** 2) if centre_weight else np.ones(len(mids))
+    )
     angles = np.arctan2(dirs[:, 1], dirs[:, 0]) % math.pi
     # angular tolerance: 1.5° or what a 1.2 px endpoint error allows on a short segment
     tolerance = np.maximum(math.sin(math.radians(1.5)), 1.2 / (length * norm))
@@ -372,7 +374,7 @@ def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) ->
     return best_v, best_mask
 
 
-def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str):
+def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, centre_weight: bool = True):
     """Lattice of the most central kingdom: (grid -> work-image homography, N, notes) or None.
 
     Two rectifications are tried, from fitted vanishing points and from parallel directions (better
@@ -383,7 +385,7 @@ def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str):
     height, width = shape
     norm = float(max(height, width))
     to_norm = np.array([[1 / norm, 0, -width / 2 / norm], [0, 1 / norm, -height / 2 / norm], [0, 0, 1]])
-    seg = _prepare(segs, to_norm, norm)
+    seg = _prepare(segs, to_norm, norm, centre_weight)
     # Direction pairs from two weightings: plain length, and favouring long straight segments (seams;
     # wood grain and printed art give many short ones). Each is rectified two ways; the best lattice wins.
     long_weights = seg.weights * np.minimum(seg.lengths * norm / 40.0, 3.0)
