@@ -29,9 +29,19 @@ def misalign(image: np.ndarray, rng: np.random.Generator, max_shift: float = 0.0
 
 
 def board_crop(
-    board: np.ndarray, row: int, col: int, grid: int, rng: np.random.Generator, max_shift: float = 0.07
+    board: np.ndarray,
+    row: int,
+    col: int,
+    grid: int,
+    rng: np.random.Generator,
+    max_shift: float = 0.07,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
-    """A jittered crop of one square from the whole board photo, so real neighbours show at the edges."""
+    """A jittered crop of one square from the whole board photo, so real neighbours show at the edges.
+
+    Beyond the board's edge the crop shows ``table`` (a synthetic table texture by default), as a
+    slightly misplaced grid would in a photo.
+    """
     height, width = board.shape[:2]
     square_h, square_w = height / grid, width / grid
     scale = 1.0 + rng.uniform(-0.08, 0.08)
@@ -39,13 +49,30 @@ def board_crop(
     center_x = (col + 0.5 + rng.uniform(-max_shift, max_shift)) * square_w
     half = 0.5 * scale * square_w
     pad = int(square_w)
-    padded = cv2.copyMakeBorder(board, pad, pad, pad, pad, cv2.BORDER_REFLECT)
+    if table is None:
+        table = synthetic_table(rng, 128)  # drawn small and stretched: only slivers of it show
+    padded = cv2.resize(table, (width + 2 * pad, height + 2 * pad), interpolation=cv2.INTER_LINEAR)
+    padded[pad : pad + height, pad : pad + width] = board
     y0, x0 = int(round(center_y - half)) + pad, int(round(center_x - half)) + pad
     side = int(round(2 * half))
     crop = padded[y0 : y0 + side, x0 : x0 + side]
     angle = rng.uniform(-3.0, 3.0)
     matrix = cv2.getRotationMatrix2D((side / 2, side / 2), angle, 1.0)
     return cv2.warpAffine(crop, matrix, (side, side), borderMode=cv2.BORDER_REFLECT)
+
+
+def empty_in_board(board: np.ndarray, grid: int, rng: np.random.Generator) -> np.ndarray:
+    """An empty square inside a real kingdom: a table patch pasted into a random cell, cut with jitter."""
+    height, width = board.shape[:2]
+    row, col = (int(v) for v in rng.integers(0, grid, size=2))
+    ys = np.linspace(0, height, grid + 1).round().astype(int)
+    xs = np.linspace(0, width, grid + 1).round().astype(int)
+    table = synthetic_table(rng, 160)
+    holed = board.copy()
+    holed[ys[row] : ys[row + 1], xs[col] : xs[col + 1]] = cv2.resize(
+        table, (xs[col + 1] - xs[col], ys[row + 1] - ys[row])
+    )
+    return board_crop(holed, row, col, grid, rng, table=table)
 
 
 def shift_hue(image: np.ndarray, degrees: float) -> np.ndarray:
@@ -96,6 +123,10 @@ def photo_like(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return degrade(out, rng)
 
 
+#: OpenCV hue ranges (0-180) of wheat, grassland and lake: plain tables in these colours stay desaturated.
+TERRAIN_HUES = ((15, 50), (95, 120))
+
+
 def _random_table_colour(rng: np.random.Generator) -> np.ndarray:
     """Mostly woods, greys, whites and blacks; sometimes any colour (BGR float 0-255)."""
     kind = rng.random()
@@ -105,6 +136,9 @@ def _random_table_colour(rng: np.random.Generator) -> np.ndarray:
         hue, saturation, value = rng.uniform(0, 180), rng.uniform(0.0, 0.15), rng.uniform(0.05, 0.98)
     else:
         hue, saturation, value = rng.uniform(0, 180), rng.uniform(0.15, 0.9), rng.uniform(0.1, 0.95)
+        terrain_like = any(low <= hue <= high for low, high in TERRAIN_HUES)
+        if terrain_like and saturation > 0.4:  # a saturated plain yellow/green/blue reads as blurred terrain
+            saturation = rng.uniform(0.15, 0.4)
     hsv = np.uint8([[[hue, saturation * 255, value * 255]]])
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.model_selection import GroupKFold
 
 from model.classifier import SquareClassifier
@@ -53,23 +54,35 @@ def fit_classifier(
     return SquareClassifier(estimator, config)
 
 
+def _fold_probabilities(
+    table: FeatureTable, folds: np.ndarray, fold: int, config: FeatureConfig, make_estimator, verbose: bool
+) -> np.ndarray:
+    started = time.perf_counter()
+    classifier = fit_classifier(table, folds != fold, config, make_estimator)
+    test = table.original & (folds == fold)
+    probabilities = classifier.predict_proba_features(table.features[test])
+    if verbose:
+        print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
+    return probabilities
+
+
 def out_of_fold(
     table: FeatureTable,
     config: FeatureConfig,
     make_estimator: Callable[[], object],
     n_folds: int = 5,
     verbose: bool = False,
+    n_jobs: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, probabilities (len(rows), 18), folds) for every original real square."""
     folds = assign_folds(table, n_folds)
     rows = np.flatnonzero(table.original)
+    fold_probabilities = Parallel(n_jobs=n_jobs)(
+        delayed(_fold_probabilities)(table, folds, fold, config, make_estimator, verbose)
+        for fold in range(n_folds)
+    )
     probabilities = np.zeros((len(rows), 18))
-    for fold in range(n_folds):
-        started = time.perf_counter()
-        classifier = fit_classifier(table, folds != fold, config, make_estimator)
+    for fold, fold_probability in enumerate(fold_probabilities):
         test = table.original & (folds == fold)
-        position = np.searchsorted(rows, np.flatnonzero(test))
-        probabilities[position] = classifier.predict_proba_features(table.features[test])
-        if verbose:
-            print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
+        probabilities[np.searchsorted(rows, np.flatnonzero(test))] = fold_probability
     return rows, probabilities, folds[rows]

@@ -10,6 +10,12 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
+from scanner.kingdom import MAX_CROWN_DIGIT
+from scanner.reading import LABELS
+
+IS_LAND = np.array([terrain.is_land for terrain in TERRAINS])
+
 
 class GeometricEnsemble(ClassifierMixin, BaseEstimator):
     """Normalised geometric mean of the members' probabilities (members see the same rows)."""
@@ -35,6 +41,37 @@ class GeometricEnsemble(ClassifierMixin, BaseEstimator):
         return self.classes_[self.predict_proba(features).argmax(axis=1)]
 
 
+class TerrainCrownEstimator(ClassifierMixin, BaseEstimator):
+    """Terrain and crown count from two models, joined under the box's crown limits.
+
+    The crown model learns "how many crown icons" from every land terrain at once (a 2-crown mine and
+    a 2-crown swamp show the same icons), which a joint 18-class model has to learn per terrain.
+    """
+
+    def __init__(self, terrain_model, crown_model) -> None:
+        self.terrain_model = terrain_model
+        self.crown_model = crown_model
+
+    def fit(self, features: np.ndarray, labels: np.ndarray) -> TerrainCrownEstimator:
+        terrains, crowns = LABEL_TERRAIN[labels], LABEL_CROWNS[labels]
+        land = IS_LAND[terrains]
+        self.terrain_model_ = clone(self.terrain_model).fit(features, terrains)
+        self.crown_model_ = clone(self.crown_model).fit(features[land], crowns[land])
+        self.classes_ = np.arange(len(LABELS))
+        return self
+
+    def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        terrain = np.zeros((len(features), len(TERRAINS)))
+        terrain[:, self.terrain_model_.classes_] = self.terrain_model_.predict_proba(features)
+        crowns = np.zeros((len(features), MAX_CROWN_DIGIT + 1))
+        crowns[:, self.crown_model_.classes_] = self.crown_model_.predict_proba(features)
+        joint = terrain[:, LABEL_TERRAIN] * np.where(IS_LAND[LABEL_TERRAIN], crowns[:, LABEL_CROWNS], 1.0)
+        return joint / np.maximum(joint.sum(axis=1, keepdims=True), 1e-12)
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        return self.classes_[self.predict_proba(features).argmax(axis=1)]
+
+
 def make_estimator(name: str, seed: int = 0):
     """A fresh, unfitted estimator with predict_proba over the joint label indices."""
     if name == "logistic":
@@ -52,6 +89,10 @@ def make_estimator(name: str, seed: int = 0):
                 random_state=seed,
             ),
         )
+    if name == "factored":
+        return TerrainCrownEstimator(make_estimator("logistic", seed), make_estimator("logistic", seed))
+    if name == "factored_mlp":
+        return TerrainCrownEstimator(make_estimator("mlp", seed), make_estimator("mlp", seed))
     if name == "ensemble":
         return GeometricEnsemble([make_estimator("logistic", seed), make_estimator("mlp", seed)], [1.0, 1.0])
     if name == "extra_trees":
@@ -61,5 +102,5 @@ def make_estimator(name: str, seed: int = 0):
     raise ValueError(f"unknown estimator {name!r}")
 
 
-ESTIMATOR_NAMES = ("logistic", "mlp", "ensemble", "extra_trees")
+ESTIMATOR_NAMES = ("logistic", "mlp", "ensemble", "factored", "factored_mlp", "extra_trees")
 DEFAULT_ESTIMATOR = "logistic"

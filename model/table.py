@@ -32,7 +32,7 @@ SYNTHETIC_SOURCE = "synthetic"
 EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
-TABLE_VERSION = 5  # bump when augmentation changes, to invalidate caches
+TABLE_VERSION = 7  # bump when augmentation changes, to invalidate caches
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,8 @@ class FeatureTable:
         return FeatureTable(*(getattr(self, field)[mask] for field in self.__dataclass_fields__))
 
 
-def _cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path) -> str:
+def cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path) -> str:
+    """Digest of everything the table depends on (the label file, the configs, the table version)."""
     labels_digest = hashlib.sha256((data_dir / "labels.json").read_bytes()).hexdigest()[:12]
     text = json.dumps([TABLE_VERSION, config.to_dict(), plan.to_dict(), labels_digest], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -113,7 +114,7 @@ def build_table(
     verbose: bool = False,
 ) -> FeatureTable:
     """Features of every real square, its augmented copies and the synthetic tables (cached)."""
-    cache = CACHE_DIR / f"table-{_cache_key(config, plan, data_dir)}.npz"
+    cache = CACHE_DIR / f"table-{cache_key(config, plan, data_dir)}.npz"
     if use_cache and cache.exists():
         with np.load(cache, allow_pickle=False) as stored:
             return FeatureTable(**{field: stored[field] for field in FeatureTable.__dataclass_fields__})
@@ -125,7 +126,14 @@ def build_table(
         print(f"{len(squares)} real squares; augmenting", flush=True)
     boards = {photo.name: photo.image for photo in photos}
     copies, origins = _augmented_crops(squares, boards, plan, rng)
-    synthetic = [augment.degrade(augment.synthetic_table(rng), rng) for _ in range(plan.synthetic_empties)]
+    board_images = [photo.image for photo in photos]
+    synthetic = [
+        augment.synthetic_table(rng)
+        if index % 2
+        else augment.empty_in_board(board_images[int(rng.integers(len(board_images)))], 5, rng)
+        for index in range(plan.synthetic_empties)
+    ]
+    synthetic = [augment.degrade(augment.relight(image, rng, 0.5), rng) for image in synthetic]
     n_real, n_copies = len(squares), len(copies)
     features = extract_features(squares.images + copies + synthetic, config)
     origin_index = np.concatenate([np.arange(n_real), np.asarray(origins, dtype=np.int64)])

@@ -137,3 +137,15 @@ def test_damaged_estimator_inside_a_valid_file(tmp_path: Path):
     joblib.dump(payload, path)
     with pytest.raises(ModelLoadError, match="damaged"):
         SquareClassifier.load(path)
+
+
+def test_augmentations_keep_crops_usable():
+    rng = np.random.default_rng(5)
+    photo = load_boards(DEFAULT_DATA_DIR)[0]
+    for _ in range(5):
+        crop = augment.board_crop(photo.image, 0, 4, 5, rng)
+        assert crop.shape[0] == crop.shape[1] and crop.dtype == np.uint8
+        degraded = augment.degrade(augment.relight(crop, rng), rng)
+        assert 40 <= degraded.shape[0] <= 300 and degraded.shape[2] == 3
+        assert augment.empty_in_board(photo.image, 5, rng).shape[2] == 3
+    assert augment.synthetic_table(rng, 50).shape == (50, 50, 3)
