@@ -131,15 +131,24 @@ def test_a_domino_missing_from_the_box_is_repaired() -> None:
 
 
 def test_a_tie_gives_one_castle_deterministically_and_is_flagged() -> None:
-    truth = ring_board("W0", "W0", "F0", "F0", "L0", "L0", "G0", "G0")
+    truth = Kingdom.from_text("C W0 W0\nF0 F0 G0\nL0 L0 G0")
     probabilities = sure(truth)
-    doubt(probabilities, (1, 1), C=0.5, G0=0.5)
     doubt(probabilities, (0, 0), C=0.5, W0=0.5)
+    doubt(probabilities, (0, 2), C=0.5, W0=0.5)  # castle in either corner tiles the rest as well
     first, second = decode_kingdom(probabilities), decode_kingdom(probabilities)
     assert first.kingdom == second.kingdom
     castles = [cell for cell, sq in first.kingdom.cells() if sq.terrain == Terrain.CASTLE]
-    assert len(castles) == 1
-    assert first.flagged[1, 1] and first.flagged[0, 0]
+    assert len(castles) == 1 and castles[0] in ((0, 0), (0, 2))
+    assert first.flagged[0, 0] and first.flagged[0, 2]
+
+
+def test_a_castle_nobody_read_goes_to_the_centre() -> None:
+    truth = ring_board("W0", "W0", "F0", "F0", "L0", "L0", "G0", "G0")
+    probabilities = sure(truth, 0.99)
+    doubt(probabilities, (1, 1), S2=0.9, C=1e-6)  # the castle model hides the square completely
+    decoded = decode_kingdom(probabilities)
+    assert decoded.kingdom == truth
+    assert decoded.changed[1, 1] and decoded.flagged[1, 1]
 
 
 def test_a_confident_reading_that_breaks_a_domino_is_kept_and_flagged() -> None:
