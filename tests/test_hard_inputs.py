@@ -256,6 +256,15 @@ def test_photos_without_a_kingdom_raise_a_scan_error(scanner, scene: Scene, make
 # --- inputs that must work ---------------------------------------------------------------------------
 
 
+def test_plain_photo_is_read_right(scanner, scene: Scene, plain_reading: Kingdom) -> None:
+    """The yardstick itself: the plain JPEG is located and read (>= 90 % of squares as labelled)."""
+    truth, corners = scene.upright()
+    assert_located(scanner.scan(jpeg_bytes(scene.image)), truth, corners)
+    assert squares_right(plain_reading, truth) >= 0.9, (
+        f"\n{plain_reading.to_text()}vs truth\n{truth.to_text()}"
+    )
+
+
 def test_exif_rotated_phone_jpeg(scanner, scene: Scene, plain_reading: Kingdom) -> None:
     """Pixels stored turned a quarter, EXIF orientation 6 says turn them back: results are upright."""
     truth, corners = scene.upright()
