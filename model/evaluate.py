@@ -292,8 +292,9 @@ def evaluate(
         "- Classifying one board (25 squares of 100 px: resize, features, 4 quarter turns, estimator) "
         f"on one thread: {cpu_ms:.1f} ms CPU (median), {wall_ms:.1f} ms fastest wall clock "
         f"({platform.machine()}, 2-core machine shared with other jobs).",
-        f"- Training the packaged model: features {meta.get('feature_seconds', '?')} s + fit "
-        f"{meta.get('fit_seconds', '?')} s (features are cached under `out/cache`).",
+        "- Training the packaged model from scratch: augmentation + features "
+        f"{meta.get('feature_seconds', '?')} s "
+        f"(then cached under `out/cache`) + fit {meta.get('fit_seconds', '?')} s, on the shared machine.",
         f"- This cross-validation: {cv_seconds:.0f} s.",
         "",
         "## Commands",

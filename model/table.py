@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,9 +66,7 @@ class FeatureTable:
     original: np.ndarray
     sample: np.ndarray
     names: np.ndarray
-
-    def subset(self, mask: np.ndarray) -> FeatureTable:
-        return FeatureTable(*(getattr(self, field)[mask] for field in self.__dataclass_fields__))
+    build_seconds: float = 0.0  # time it took to augment and extract everything (kept in the cache)
 
 
 def cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path) -> str:
@@ -117,7 +116,9 @@ def build_table(
     cache = CACHE_DIR / f"table-{cache_key(config, plan, data_dir)}.npz"
     if use_cache and cache.exists():
         with np.load(cache, allow_pickle=False) as stored:
-            return FeatureTable(**{field: stored[field] for field in FeatureTable.__dataclass_fields__})
+            fields = {field: stored[field] for field in FeatureTable.__dataclass_fields__ if field in stored}
+            return FeatureTable(**fields | {"build_seconds": float(fields.get("build_seconds", 0.0))})
+    started = time.perf_counter()
     rng = np.random.default_rng(plan.seed)
     photos = load_boards(data_dir)
     squares = load_board_squares(photos)
@@ -150,6 +151,7 @@ def build_table(
         original=np.concatenate([np.ones(n_real, bool), np.zeros(n_copies + len(synthetic), bool)]),
         sample=np.concatenate([origin_index, -1 - np.arange(len(synthetic))]),
         names=np.concatenate([np.asarray(squares.names)[origin_index], [""] * len(synthetic)]),
+        build_seconds=round(time.perf_counter() - started, 1),
     )
     if use_cache:
         cache.parent.mkdir(parents=True, exist_ok=True)

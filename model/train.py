@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.classifier import DEFAULT_MODEL_PATH
+from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.crossval import fit_classifier
 from model.dataset import DEFAULT_DATA_DIR
 from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
@@ -51,7 +51,7 @@ def train(
         "augment_plan": plan.to_dict(),
         "training_rows": int(len(table.labels)),
         "real_squares": int(table.original.sum()),
-        "feature_seconds": round(features_done - started, 1),
+        "feature_seconds": table.build_seconds,
         "fit_seconds": round(time.perf_counter() - features_done, 1),
     }
     path = classifier.save(out)
@@ -59,6 +59,14 @@ def train(
         size = path.stat().st_size / 1e6
         print(f"wrote {path} ({size:.1f} MB) in {time.perf_counter() - started:.0f} s", flush=True)
     return path
+
+
+def recalibrate(path: Path = DEFAULT_MODEL_PATH) -> float:
+    """Give an already trained model the temperature the last evaluate run fitted (no refit)."""
+    classifier = SquareClassifier.load(path)
+    classifier.temperature = fitted_temperature(classifier.metadata.get("estimator", DEFAULT_ESTIMATOR))
+    classifier.save(path)
+    return classifier.temperature
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,7 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH, help="model file to write")
     parser.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=DEFAULT_ESTIMATOR)
     parser.add_argument("--no-cache", action="store_true", help="recompute features (ignore out/cache)")
+    parser.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="only set the model's temperature from model/calibration.json",
+    )
     args = parser.parse_args(argv)
+    if args.recalibrate:
+        print(f"temperature {recalibrate(args.out):.3f} written to {args.out}")
+        return 0
     if not (args.data / "labels.json").is_file():
         print(f"kingdomino train: no labels.json in {args.data}")
         return 2
