@@ -27,6 +27,9 @@ from scanner.errors import KingdomNotFoundError
 WORK_SIDE = 1600  # longest side of the copy the lattice is searched on
 MIN_SQUARE_PX = 20  # smaller squares (in the original photo) cannot be read reliably
 REFINE_CELL_PX = 48  # rectified resolution used to refine the frame lines
+#: Share of the lattice's sides that must sit on a seam: ~0.7-0.9 for kingdoms on generated scenes,
+#: under 0.4 for the table patterns and stray lattices that got this far.
+MIN_SEAM_SUPPORT = 0.5
 NOT_FOUND = (
     "no kingdom found in the photo: no grid of Kingdomino squares is visible "
     "(take the photo from closer, from above, with the whole kingdom in view)"
@@ -191,9 +194,9 @@ def _phase(values: np.ndarray, weights: np.ndarray, pitch: float) -> float:
     spread = 2.5 / pitch * bins  # ±2.5 plane units
     offsets = np.arange(-3 * int(spread + 1), 3 * int(spread + 1) + 1)
     kernel = np.exp(-0.5 * (offsets / max(spread, 0.5)) ** 2)
-    smooth = np.zeros(bins)
-    for offset, k in zip(offsets, kernel, strict=True):
-        smooth += k * np.roll(hist, offset)
+    reach = len(offsets) // 2
+    padded = np.r_[hist[-reach:], hist, hist[:reach]] if reach else hist
+    smooth = np.convolve(padded, kernel, mode="valid")[:bins]
     return (int(np.argmax(smooth)) + 0.5) * pitch / bins
 
 
@@ -254,6 +257,9 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     for _ in range(2):
         grid_to_work = _refine(gray, grid_to_work, size)
     timings["locate.refine"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if seam_support(gray, grid_to_work, size) < MIN_SEAM_SUPPORT:
+        raise KingdomNotFoundError(NOT_FOUND)
 
     corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
     corners = _ordered(_snap_to_photo(corners_work, size, gray.shape) / scale)
@@ -268,7 +274,6 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
             f"the kingdom is too small in the photo (squares are about {square_px:.0f} px, at least "
             f"{MIN_SQUARE_PX} px are needed): take the photo from closer"
         )
-    t0 = time.perf_counter()
     _check_content(work, grid_to_work, size, grayscale)
     timings["locate.check"] = time.perf_counter() - t0
     return Located(size, corners, homography, square_px, notes, timings)
@@ -502,48 +507,37 @@ def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, 
     )
     sizes = (5, 7) if grid == "auto" else (int(grid),)
     gain = score - 1.6
-    candidates = []
+    best = None  # (total, n, totals, valid) of the best window size
     for n in sizes:
         if min(score.shape) < n:
             continue
         totals = _box_sums(gain, n)
         tiles = _box_sums((score >= 2.0).astype(float), n)
-        complete = _box_sums((~inside).astype(float), n) == 0
-        for r, c in zip(*np.nonzero(complete), strict=True):
-            candidates.append((float(totals[r, c]), n, int(r), int(c), int(round(tiles[r, c]))))
-    if not candidates:
+        # every cell inside the photo; a kingdom is mostly closed tiles (a 7×7 frame even more, so that
+        # a 5×5 kingdom with clutter around it does not pass as Mighty Duel)
+        needed = math.ceil((0.4 if n == 5 else 0.6) * n * n) - 1e-6
+        valid = (_box_sums((~inside).astype(float), n) == 0) & (tiles >= needed)
+        if valid.any():
+            total = float(totals[valid].max())
+            if best is None or total > best[0]:
+                best = (total, n, totals, valid)
+    if best is None:
         return None
-    # a 7×7 frame must be mostly tiles: otherwise a 5×5 kingdom plus clutter could pass as Mighty Duel
-    candidates = [cand for cand in candidates if cand[1] == 5 or cand[4] >= 0.6 * 49]
-    if not candidates:
-        return None
-    candidates.sort(reverse=True)
-    best = candidates[0]
-    if best[4] < 0.5 * best[1] ** 2:
-        return None
+    total, n, totals, valid = best
+    r, c = np.unravel_index(np.argmax(np.where(valid, totals, -np.inf)), totals.shape)
     notes = []
-    rivals = [
-        cand
-        for cand in candidates
-        if cand[0] >= 0.6 * best[0]
-        and cand[1] == best[1]
-        and (abs(cand[2] - best[2]) >= best[1] or abs(cand[3] - best[3]) >= best[1])
-    ]
-    if rivals:
-
-        def off_centre(cand: tuple) -> float:
-            n, r, c = cand[1], cand[2], cand[3]
-            centre = centres_img[r : r + n, c : c + n].reshape(-1, 2).mean(0)
-            return float(np.hypot(*(centre - [width / 2, height / 2])))
-
-        chosen = min([best, *rivals], key=off_centre)
+    rr, cc = np.nonzero(valid & (totals >= 0.6 * total))
+    apart = (np.abs(rr - r) >= n) | (np.abs(cc - c) >= n)
+    if apart.any():  # another kingdom on the same lattice: keep the most central window
+        options = [(r, c)] + list(zip(rr[apart], cc[apart], strict=True))
+        middles = [centres_img[a : a + n, b : b + n].reshape(-1, 2).mean(0) for a, b in options]
+        r, c = options[int(np.argmin([np.hypot(*(m - [width / 2, height / 2])) for m in middles]))]
         notes.append(TWO_KINGDOMS_NOTE)
-    else:
-        chosen = best
+    chosen = (total, n, int(r), int(c), 0)
     _, n, r, c, _ = chosen
     x0, y0 = fx + (cols[0] + c) * px, fy + (rows[0] + r) * py
     grid_to_plane = np.array([[px, 0, x0], [0, py, y0], [0, 0, 1]])
-    return best[0], from_plane @ grid_to_plane, n, notes
+    return total, from_plane @ grid_to_plane, n, notes
 
 
 def _box_sums(values: np.ndarray, n: int) -> np.ndarray:
@@ -585,6 +579,31 @@ def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> np.ndarray:
     if fitted is None:
         return grid_to_work
     return grid_to_work @ np.linalg.inv(to_rect) @ fitted
+
+
+def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:
+    """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge."""
+    cell = REFINE_CELL_PX
+    side = (n + 1) * cell
+    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
+    rect = cv2.warpPerspective(
+        gray, to_rect @ np.linalg.inv(grid_to_work), (side, side), borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    reach = int(0.3 * cell)
+    supported = 0
+    for grad in (
+        np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)),
+        np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T,
+    ):
+        for k in range(n + 1):
+            rows = int(round(cell / 2 + k * cell)) + np.arange(-reach, reach + 1)
+            for j in range(n):
+                profile = grad[
+                    rows, int(cell / 2 + (j + 0.1) * cell) : int(cell / 2 + (j + 0.9) * cell)
+                ].mean(axis=1)
+                best = int(np.argmax(profile))
+                supported += abs(best - reach) <= 3 and profile[best] >= 1.6 * (np.median(profile) + 1e-6)
+    return supported / (2 * n * (n + 1))
 
 
 def _fit_line(
