@@ -515,7 +515,7 @@ def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, 
         tiles = _box_sums((score >= 2.0).astype(float), n)
         # every cell inside the photo; a kingdom is mostly closed tiles (a 7×7 frame even more, so that
         # a 5×5 kingdom with clutter around it does not pass as Mighty Duel)
-        needed = math.ceil((0.4 if n == 5 else 0.6) * n * n) - 1e-6
+        needed = math.ceil((0.4 if n == 5 else 0.5) * n * n) - 1e-6
         valid = (_box_sums((~inside).astype(float), n) == 0) & (tiles >= needed)
         if valid.any():
             total = float(totals[valid].max())
