@@ -93,6 +93,10 @@ def make_estimator(name: str, seed: int = 0):
         return TerrainCrownEstimator(make_estimator("logistic", seed), make_estimator("logistic", seed))
     if name == "factored_mlp":
         return TerrainCrownEstimator(make_estimator("mlp", seed), make_estimator("mlp", seed))
+    if name == "mlp_bag":
+        return GeometricEnsemble(
+            [make_estimator("mlp", seed + offset) for offset in range(3)], [1.0, 1.0, 1.0]
+        )
     if name == "ensemble":
         return GeometricEnsemble([make_estimator("logistic", seed), make_estimator("mlp", seed)], [1.0, 1.0])
     if name == "extra_trees":
@@ -102,5 +106,5 @@ def make_estimator(name: str, seed: int = 0):
     raise ValueError(f"unknown estimator {name!r}")
 
 
-ESTIMATOR_NAMES = ("logistic", "mlp", "ensemble", "factored", "factored_mlp", "extra_trees")
-DEFAULT_ESTIMATOR = "logistic"
+ESTIMATOR_NAMES = ("logistic", "mlp", "mlp_bag", "ensemble", "factored", "factored_mlp", "extra_trees")
+DEFAULT_ESTIMATOR = "mlp"
