@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,14 @@ def scan_main(argv: Sequence[str]) -> int:
         print(f"kingdomino scan: {error}", file=sys.stderr)
         return 1
     grid = args.grid if args.grid == "auto" else int(args.grid)
+    try:
+        return _scan_all(scanner, args, grid)
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
+        return 1
+
+
+def _scan_all(scanner, args: argparse.Namespace, grid: int | str) -> int:
     failed = False
     for index, photo in enumerate(args.photos):
         try:
