@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import ExtraTreesClassifier
 from sklearn.linear_model import LogisticRegression
@@ -20,12 +21,15 @@ IS_LAND = np.array([terrain.is_land for terrain in TERRAINS])
 class GeometricEnsemble(ClassifierMixin, BaseEstimator):
     """Normalised geometric mean of the members' probabilities (members see the same rows)."""
 
-    def __init__(self, members: list, weights: list[float]) -> None:
+    def __init__(self, members: list, weights: list[float], n_jobs: int = 1) -> None:
         self.members = members
         self.weights = weights
+        self.n_jobs = n_jobs
 
     def fit(self, features: np.ndarray, labels: np.ndarray) -> GeometricEnsemble:
-        self.members_ = [clone(member).fit(features, labels) for member in self.members]
+        self.members_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(clone(member).fit)(features, labels) for member in self.members
+        )
         self.classes_ = self.members_[0].classes_
         return self
 
@@ -107,4 +111,4 @@ def make_estimator(name: str, seed: int = 0):
 
 
 ESTIMATOR_NAMES = ("logistic", "mlp", "mlp_bag", "ensemble", "factored", "factored_mlp", "extra_trees")
-DEFAULT_ESTIMATOR = "mlp"
+DEFAULT_ESTIMATOR = "mlp_bag"
