@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.ensemble import ExtraTreesClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
@@ -80,11 +79,11 @@ def make_estimator(name: str, seed: int = 0):
     """A fresh, unfitted estimator with predict_proba over the joint label indices."""
     if name == "logistic":
         return make_pipeline(StandardScaler(), LogisticRegression(C=0.05, max_iter=400))
-    if name == "mlp":
+    if name in ("mlp", "mlp_wide"):
         return make_pipeline(
             StandardScaler(),
             MLPClassifier(
-                hidden_layer_sizes=(256,),
+                hidden_layer_sizes=(512,) if name == "mlp_wide" else (256,),
                 alpha=1e-3,
                 batch_size=256,
                 learning_rate_init=1e-3,
@@ -95,20 +94,13 @@ def make_estimator(name: str, seed: int = 0):
         )
     if name == "factored":
         return TerrainCrownEstimator(make_estimator("logistic", seed), make_estimator("logistic", seed))
-    if name == "factored_mlp":
-        return TerrainCrownEstimator(make_estimator("mlp", seed), make_estimator("mlp", seed))
     if name == "mlp_bag":
-        return GeometricEnsemble(
-            [make_estimator("mlp", seed + offset) for offset in range(3)], [1.0, 1.0, 1.0]
-        )
+        members = [make_estimator("mlp", seed + offset) for offset in range(3)]
+        return GeometricEnsemble(members, [1.0, 1.0, 1.0], n_jobs=2)
     if name == "ensemble":
         return GeometricEnsemble([make_estimator("logistic", seed), make_estimator("mlp", seed)], [1.0, 1.0])
-    if name == "extra_trees":
-        return ExtraTreesClassifier(
-            n_estimators=300, max_features="sqrt", min_samples_leaf=1, n_jobs=2, random_state=seed
-        )
     raise ValueError(f"unknown estimator {name!r}")
 
 
-ESTIMATOR_NAMES = ("logistic", "mlp", "mlp_bag", "ensemble", "factored", "factored_mlp", "extra_trees")
+ESTIMATOR_NAMES = ("logistic", "mlp", "mlp_wide", "mlp_bag", "ensemble", "factored")
 DEFAULT_ESTIMATOR = "mlp_bag"

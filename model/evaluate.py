@@ -30,13 +30,14 @@ from model.metrics import (
     LABEL_CROWNS,
     LABEL_TERRAIN,
     TERRAINS,
+    BoardFigures,
     SquareFigures,
     base_score,
     board_figures,
     confusion,
     kingdom_of,
 )
-from model.table import CACHE_DIR, AugmentPlan, build_table, cache_key
+from model.table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, cache_key
 from model.train import CALIBRATION_PATH
 from scanner.reading import LABELS
 
@@ -118,6 +119,54 @@ def _decoder_section(probabilities: dict[str, np.ndarray], truths: dict) -> str 
     return compare(probabilities, truths) if compare else None
 
 
+def per_board(
+    table: FeatureTable, rows: np.ndarray, probabilities: np.ndarray
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Truth (25,), argmax (25,) and probabilities (5, 5, 18) of every board, by board name."""
+    board_truth: dict[str, np.ndarray] = {}
+    board_pred: dict[str, np.ndarray] = {}
+    board_probs: dict[str, np.ndarray] = {}
+    for index in np.flatnonzero(table.sources[rows] == BOARD_SOURCE):
+        board, cell = table.names[rows[index]].split("#")
+        row, col = (int(part) for part in cell.split(","))
+        board_truth.setdefault(board, np.zeros(25, np.int64))[row * 5 + col] = table.labels[rows[index]]
+        board_pred.setdefault(board, np.zeros(25, np.int64))[row * 5 + col] = probabilities[index].argmax()
+        board_probs.setdefault(board, np.zeros((5, 5, len(LABELS))))[row, col] = probabilities[index]
+    return board_truth, board_pred, board_probs
+
+
+def headline_figures(
+    table: FeatureTable, rows: np.ndarray, predicted: np.ndarray
+) -> tuple[dict[str, SquareFigures], BoardFigures]:
+    truth, sources = table.labels[rows], table.sources[rows]
+    figures = {
+        source: SquareFigures.of(truth[sources == source], predicted[sources == source])
+        for source in (BOARD_SOURCE, TILE_SOURCE)
+    }
+    one_hot = np.eye(len(LABELS))[predicted]
+    board_truth, board_pred, _ = per_board(table, rows, one_hot)
+    return figures, board_figures(board_truth, board_pred)
+
+
+def compared_estimators(table: FeatureTable, key: str, n_folds: int) -> list[str]:
+    """A table of every estimator whose cross-validation on this same feature table is cached."""
+    lines = [
+        "| estimator | boards: terrain | crowns | exact score | tiles: terrain | crowns |",
+        "|---|---|---|---|---|---|",
+    ]
+    prefix, suffix = f"oof-{key}-", f"-{n_folds}"
+    for path in sorted(CACHE_DIR.glob(f"{prefix}*{suffix}.npz")):
+        with np.load(path) as stored:
+            rows, raw = stored["rows"], stored["raw"]
+        figures, boards = headline_figures(table, rows, raw.argmax(axis=1))
+        board, tile = figures[BOARD_SOURCE], figures[TILE_SOURCE]
+        lines.append(
+            f"| `{path.stem[len(prefix) : -len(suffix)]}` | {board.terrain:.2%} | {board.crowns:.2%} | "
+            f"{boards.exact_score}/{boards.boards} | {tile.terrain:.2%} | {tile.crowns:.2%} |"
+        )
+    return lines
+
+
 def evaluate(
     data_dir: Path,
     estimator_name: str,
@@ -142,7 +191,6 @@ def evaluate(
         np.savez(oof_cache, rows=rows, raw=raw, seconds=cv_seconds)
     truth = table.labels[rows]
     sources = table.sources[rows]
-    names = table.names[rows]
 
     temperature = fit_temperature(np.log(np.clip(raw, 1e-12, 1.0)), truth)
     calibration = json.loads(CALIBRATION_PATH.read_text()) if CALIBRATION_PATH.is_file() else {}
@@ -151,17 +199,8 @@ def evaluate(
     probabilities = apply_temperature(raw, temperature)
     predicted = probabilities.argmax(axis=1)
 
-    # ---- per-board arrays -------------------------------------------------------------------------
     photos = {photo.name: photo for photo in load_boards(data_dir)}
-    board_truth: dict[str, np.ndarray] = {}
-    board_pred: dict[str, np.ndarray] = {}
-    board_probs: dict[str, np.ndarray] = {}
-    for index in np.flatnonzero(sources == BOARD_SOURCE):
-        board, cell = names[index].split("#")
-        row, col = (int(part) for part in cell.split(","))
-        board_truth.setdefault(board, np.zeros(25, np.int64))[row * 5 + col] = truth[index]
-        board_pred.setdefault(board, np.zeros(25, np.int64))[row * 5 + col] = predicted[index]
-        board_probs.setdefault(board, np.zeros((5, 5, len(LABELS))))[row, col] = probabilities[index]
+    board_truth, board_pred, board_probs = per_board(table, rows, probabilities)
     OOF_PATH.parent.mkdir(parents=True, exist_ok=True)
     ordered = sorted(board_probs, key=lambda n: int(Path(n).stem))
     np.savez_compressed(
@@ -172,11 +211,7 @@ def evaluate(
     )
 
     # ---- figures ------------------------------------------------------------------------------------
-    figures = {
-        source: SquareFigures.of(truth[sources == source], predicted[sources == source])
-        for source in (BOARD_SOURCE, TILE_SOURCE)
-    }
-    boards = board_figures(board_truth, board_pred)
+    figures, boards = headline_figures(table, rows, predicted)
     classifier = SquareClassifier.load(DEFAULT_MODEL_PATH)
     one_board = board_squares(photos[ordered[0]])
     cpu_ms, wall_ms = board_timing(classifier, one_board)
@@ -236,6 +271,9 @@ def evaluate(
         f"(raw: {expected_calibration_error(raw, truth):.3f})",
         "",
         "Targets: terrain ≥ 99.5 %, crowns ≥ 99.0 % (boards and tiles), exact base score ≥ 90 % of boards.",
+        "",
+        "### Estimators compared on the same features and folds (argmax, before calibration)",
+        *compared_estimators(table, cache_key(config, plan, data_dir), n_folds),
         "",
     ]
     for source, label in ((BOARD_SOURCE, "Boards"), (TILE_SOURCE, "Tiles")):
