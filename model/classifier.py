@@ -35,6 +35,8 @@ def check_crops(images: Sequence[np.ndarray]) -> None:
     for index, image in enumerate(images):
         if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
             raise ValueError(f"square {index} is not a non-empty image array")
+        if image.dtype != np.uint8:
+            raise ValueError(f"square {index} is {image.dtype}, expected 8-bit (uint8) pixels")
         if image.ndim == 3 and image.shape[2] not in (1, 3, 4):
             raise ValueError(f"square {index} has {image.shape[2]} channels (expected 1, 3 or 4)")
 

@@ -104,9 +104,17 @@ def test_no_squares_gives_an_empty_array(classifier):
     assert classifier.predict_proba([]).shape == (0, len(LABELS))
 
 
-def test_bad_crops_are_rejected_clearly(classifier):
-    with pytest.raises(ValueError, match="square 0"):
-        classifier.predict_proba([np.zeros((0, 0, 3), np.uint8)])
+@pytest.mark.parametrize(
+    "crop",
+    [np.zeros((0, 0, 3), np.uint8), np.zeros((20, 20, 3), np.float64), np.zeros((20, 20, 2), np.uint8)],
+)
+def test_bad_crops_are_rejected_clearly(classifier, crop):
+    with pytest.raises(ValueError, match="square 1"):
+        classifier.predict_proba([np.zeros((20, 20, 3), np.uint8), crop])
+
+
+def test_tiny_crops_are_read(classifier):
+    assert classifier.predict_proba([np.full((3, 3, 3), 120, np.uint8)]).shape == (1, len(LABELS))
 
 
 def test_missing_model_file(tmp_path: Path):
