@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ScanError(Exception):
     """Base class: a photo that could not be turned into a kingdom. ``str(error)`` is the reason."""
@@ -12,7 +14,15 @@ class PhotoError(ScanError):
 
 
 class KingdomNotFoundError(ScanError):
-    """The photo was read, but no kingdom grid could be located in it."""
+    """The photo was read, but no kingdom grid could be located in it.
+
+    ``overlay`` (BGR image or None) shows what the search saw: the line segments and the best
+    candidate lattice drawn on the photo, so the page and ``scan --debug-dir`` can show why it failed.
+    """
+
+    def __init__(self, message: str = "", overlay: Any = None) -> None:
+        super().__init__(message)
+        self.overlay = overlay
 
 
 class ModelLoadError(Exception):

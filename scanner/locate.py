@@ -232,8 +232,32 @@ def _side_coverage(
 
 
 # --- the search ------------------------------------------------------------------------------------
+@dataclass
+class _Trace:
+    """What the search saw so far, drawn on the photo when no kingdom is found."""
+
+    work: np.ndarray | None = None
+    segments: np.ndarray | None = None
+    candidate: tuple[np.ndarray, int] | None = None  # (grid -> work homography, N)
+
+
 def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool = False) -> Located:
-    """Find the kingdom in a BGR photo. Raises KingdomNotFoundError with a reason a player understands."""
+    """Find the kingdom in a BGR photo. Raises KingdomNotFoundError with a reason a player understands.
+
+    The error carries an ``overlay``: the segments and the best candidate lattice drawn on the photo.
+    """
+    trace = _Trace()
+    try:
+        return _locate(image, grid, grayscale, trace)
+    except KingdomNotFoundError as error:
+        if error.overlay is None and trace.work is not None:
+            from scanner.overlay import draw_search
+
+            error.overlay = draw_search(trace.work, trace.segments, trace.candidate)
+        raise
+
+
+def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) -> Located:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
@@ -242,20 +266,24 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     scale = min(1.0, WORK_SIDE / max(height, width))
     work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    trace.work = work
     timings["locate.downscale"] = time.perf_counter() - start
     t0 = time.perf_counter()
     segs = _segments(gray)
+    trace.segments = segs
     timings["locate.segments"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     lattice = _find_lattice(segs, gray.shape, grid)
     if lattice is None:
         raise KingdomNotFoundError(NOT_FOUND)
     grid_to_work, size, notes = _most_central(segs, gray.shape, grid, lattice)
+    trace.candidate = (grid_to_work, size)
     timings["locate.lattice"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     for _ in range(2):
         grid_to_work = _refine(gray, grid_to_work, size)
+    trace.candidate = (grid_to_work, size)
     timings["locate.refine"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     if seam_support(gray, grid_to_work, size) < MIN_SEAM_SUPPORT:

@@ -14,10 +14,16 @@ OVERLAY_MAX_SIDE = 1600
 FRAME_COLOUR = (60, 220, 60)
 SEAM_COLOUR = (0, 220, 255)
 FLAG_COLOUR = (40, 40, 230)
+SEGMENT_COLOUR = (255, 0, 200)
+CANDIDATE_COLOUR = (40, 40, 230)
 
 
 def draw_lattice(
-    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, max_side: int = OVERLAY_MAX_SIDE
+    image: np.ndarray,
+    grid_to_image: np.ndarray,
+    grid_size: int,
+    max_side: int = OVERLAY_MAX_SIDE,
+    frame_colour: tuple[int, int, int] = FRAME_COLOUR,
 ) -> np.ndarray:
     """A display-sized copy of the photo with the N×N lattice and the corner names (TL, TR, BR, BL)."""
     height, width = image.shape[:2]
@@ -31,7 +37,7 @@ def draw_lattice(
     thick = max(2, round(max(canvas.shape[:2]) / 400))
     steps = np.linspace(0, grid_size, 8 * grid_size + 1)
     for k in range(grid_size + 1):
-        colour = FRAME_COLOUR if k in (0, grid_size) else SEAM_COLOUR
+        colour = frame_colour if k in (0, grid_size) else SEAM_COLOUR
         width_px = thick + 1 if k in (0, grid_size) else max(1, thick - 1)
         for line in (np.c_[steps, np.full_like(steps, k)], np.c_[np.full_like(steps, k), steps]):
             points = np.round(apply_homography(to_canvas, line) * 4).astype(np.int32)
@@ -39,8 +45,33 @@ def draw_lattice(
     corners = apply_homography(to_canvas, [[0, 0], [grid_size, 0], [grid_size, grid_size], [0, grid_size]])
     for name, point in zip(("TL", "TR", "BR", "BL"), corners, strict=True):
         x, y = (int(v) for v in np.round(point))
-        cv2.circle(canvas, (x, y), thick * 3, FRAME_COLOUR, -1, cv2.LINE_AA)
+        cv2.circle(canvas, (x, y), thick * 3, frame_colour, -1, cv2.LINE_AA)
         _label(canvas, name, (x + thick * 4, y - thick * 2), 0.5 + thick * 0.2)
+    return canvas
+
+
+def draw_search(
+    image: np.ndarray,
+    segments: np.ndarray | None,
+    candidate: tuple[np.ndarray, int] | None = None,
+    max_side: int = OVERLAY_MAX_SIDE,
+) -> np.ndarray:
+    """Why no kingdom was found: the detected line segments (magenta) and, if the search got that
+    far, the best candidate lattice (red frame) that was then refused. Coordinates are ``image`` pixels."""
+    height, width = image.shape[:2]
+    scale = min(1.0, max_side / max(height, width))
+    canvas = (
+        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if scale < 1
+        else image.copy()
+    )
+    if segments is not None and len(segments):
+        ends = np.round(np.asarray(segments, float).reshape(-1, 2, 2) * scale * 4).astype(np.int32)
+        cv2.polylines(canvas, list(ends), False, SEGMENT_COLOUR, 1, cv2.LINE_AA, shift=2)
+    if candidate is not None:
+        grid_to_image, grid_size = candidate
+        to_canvas = np.diag([scale, scale, 1.0]) @ np.asarray(grid_to_image, float)
+        return draw_lattice(canvas, to_canvas, grid_size, max_side, CANDIDATE_COLOUR)
     return canvas
 
 

@@ -62,6 +62,9 @@ def _scan_all(scanner, args: argparse.Namespace, grid: int | str) -> int:
                 print(json.dumps({"photo": photo, "error": reason}), flush=True)
             else:
                 print(f"{photo}: {reason}", file=sys.stderr, flush=True)
+            overlay = getattr(error, "overlay", None)
+            if args.debug_dir is not None and overlay is not None:
+                _write_image(args.debug_dir, f"{index:02d}_{Path(photo).stem}_not_found.jpg", overlay)
             continue
         if args.debug_dir is not None:
             _write_debug(args.debug_dir, photo, index, result)
@@ -86,11 +89,13 @@ def _text(result) -> str:
 
 
 def _write_debug(directory: Path, photo: str, index: int, result) -> None:
+    stem = f"{index:02d}_{Path(photo).stem}"
+    _write_image(directory, f"{stem}_lattice.jpg", result.overlay)
+    _write_image(directory, f"{stem}_squares.jpg", result.readings_overlay())
+
+
+def _write_image(directory: Path, name: str, image) -> None:
     import cv2
 
     directory.mkdir(parents=True, exist_ok=True)
-    stem = f"{index:02d}_{Path(photo).stem}"
-    cv2.imwrite(str(directory / f"{stem}_lattice.jpg"), result.overlay, [cv2.IMWRITE_JPEG_QUALITY, 88])
-    cv2.imwrite(
-        str(directory / f"{stem}_squares.jpg"), result.readings_overlay(), [cv2.IMWRITE_JPEG_QUALITY, 88]
-    )
+    cv2.imwrite(str(directory / name), image, [cv2.IMWRITE_JPEG_QUALITY, 88])

@@ -69,8 +69,9 @@ def _table(seed: int) -> np.ndarray:
 
 
 def test_empty_table_is_not_a_kingdom() -> None:
-    with pytest.raises(KingdomNotFoundError, match="no kingdom"):
+    with pytest.raises(KingdomNotFoundError, match="no kingdom") as caught:
         locate_kingdom(_table(0))
+    assert caught.value.overlay.shape == (1200, 1600, 3)  # what the search saw, for the page and --debug-dir
 
 
 def test_chessboard_is_a_lattice_but_not_a_kingdom() -> None:
@@ -84,6 +85,10 @@ def test_chessboard_is_a_lattice_but_not_a_kingdom() -> None:
     with pytest.raises(KingdomNotFoundError) as caught:
         locate_kingdom(photo)
     assert str(caught.value) and "\n" not in str(caught.value)
+    # the refused candidate lattice is drawn in red on the overlay
+    overlay = caught.value.overlay
+    red = (overlay[..., 2] > 200) & (overlay[..., 1] < 80) & (overlay[..., 0] < 80)
+    assert red.sum() > 500
 
 
 def test_kingdom_with_tiny_squares_gets_a_clear_reason() -> None:

@@ -65,3 +65,13 @@ def test_debug_dir_gets_the_lattice_and_the_labelled_squares(photos: Path, tmp_p
 def test_bad_grid_option_is_a_usage_error(photos: Path, capsys) -> None:
     assert main(["scan", "--grid", "6", str(photos / "table.jpg")]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_debug_dir_shows_what_was_seen_when_no_kingdom_is_found(tmp_path: Path, capsys) -> None:
+    photo = tmp_path / "table_only.jpg"
+    image = cv2.resize(generate_scene(16, size=(1600, 1200)).image[:200, :200], (800, 600))
+    cv2.imwrite(str(photo), image)
+    debug = tmp_path / "debug"
+    assert main(["scan", "--debug-dir", str(debug), str(photo)]) == 1
+    assert [path.name for path in debug.iterdir()] == ["00_table_only_not_found.jpg"]
+    assert cv2.imread(str(debug / "00_table_only_not_found.jpg")).shape[:2] == (600, 800)
