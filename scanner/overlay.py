@@ -26,13 +26,7 @@ def draw_lattice(
     frame_colour: tuple[int, int, int] = FRAME_COLOUR,
 ) -> np.ndarray:
     """A display-sized copy of the photo with the N×N lattice and the corner names (TL, TR, BR, BL)."""
-    height, width = image.shape[:2]
-    scale = min(1.0, max_side / max(height, width))
-    canvas = (
-        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        if scale < 1
-        else image.copy()
-    )
+    canvas, scale = _display_copy(image, max_side)
     to_canvas = np.diag([scale, scale, 1.0]) @ np.asarray(grid_to_image, float)
     thick = max(2, round(max(canvas.shape[:2]) / 400))
     steps = np.linspace(0, grid_size, 8 * grid_size + 1)
@@ -58,13 +52,7 @@ def draw_search(
 ) -> np.ndarray:
     """Why no kingdom was found: the detected line segments (magenta) and, if the search got that
     far, the best candidate lattice (red frame) that was then refused. Coordinates are ``image`` pixels."""
-    height, width = image.shape[:2]
-    scale = min(1.0, max_side / max(height, width))
-    canvas = (
-        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        if scale < 1
-        else image.copy()
-    )
+    canvas, scale = _display_copy(image, max_side)
     if segments is not None and len(segments):
         ends = np.round(np.asarray(segments, float).reshape(-1, 2, 2) * scale * 4).astype(np.int32)
         cv2.polylines(canvas, list(ends), False, SEGMENT_COLOUR, 1, cv2.LINE_AA, shift=2)
@@ -97,6 +85,14 @@ def draw_readings(
         cv2.line(canvas, (p, 0), (p, canvas.shape[0]), SEAM_COLOUR, 1)
         cv2.line(canvas, (0, p), (canvas.shape[1], p), SEAM_COLOUR, 1)
     return canvas
+
+
+def _display_copy(image: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
+    """A copy of the photo at most ``max_side`` pixels long (drawn on, never the original), and its scale."""
+    scale = min(1.0, max_side / max(image.shape[:2]))
+    if scale < 1:
+        return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+    return image.copy(), scale
 
 
 def _label(canvas: np.ndarray, text: str, origin: tuple[int, int], scale: float) -> None:
