@@ -245,7 +245,7 @@ def evaluate(
         "with edge amounts and blob counts; 8×8 Lab thumbnail.",
         "- Quarter turns are exact column permutations of the features: the classifier averages the "
         "log-probabilities over the 4 turns, so a turned square reads the same.",
-        f"- Estimator: `{estimator_name}` → `{make_estimator(estimator_name)!r}`".replace("\n", " "),
+        f"- Estimator: `{estimator_name}` = `{' '.join(repr(make_estimator(estimator_name)).split())}`",
         f"- Joint 18-class output (terrain + crowns, only combinations in the box). Softmax temperature "
         f"{temperature:.3f} fitted on the out-of-fold predictions (stored in `model/calibration.json`, "
         "used by `kingdomino train`).",
