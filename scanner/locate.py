@@ -273,30 +273,61 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     trace.segments = segs
     timings["locate.segments"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    lattice = _find_lattice(segs, gray.shape, grid)
-    if lattice is None:
-        raise KingdomNotFoundError(NOT_FOUND)
-    grid_to_work, size, notes = _most_central(segs, gray.shape, grid, lattice)
-    trace.candidate = (grid_to_work, size)
-    timings["locate.lattice"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    for _ in range(2):
-        grid_to_work = _refine(gray, grid_to_work, size)
-    trace.candidate = (grid_to_work, size)
-    timings["locate.refine"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    if seam_support(gray, grid_to_work, size) < MIN_SEAM_SUPPORT:
-        raise KingdomNotFoundError(NOT_FOUND)
+    try:
+        grid_to_work, size, notes = _search(work, gray, segs, grid, grayscale, scale, CENTRAL, timings, trace)
+    except KingdomNotFoundError:
+        # A small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
+        # direction histogram: look again, window by window, before giving up.
+        found = _search_windows(work, gray, segs, grid, grayscale, scale)
+        timings["locate.windows"] = time.perf_counter() - t0
+        if found is None:
+            raise
+        grid_to_work, size, notes = found
 
     corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
     corners = _ordered(_snap_to_photo(corners_work, size, gray.shape) / scale)
     frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    square_px = float(sides.mean() / size)
+    square_px = _square_px(corners, size)
     if not np.isfinite(corners).all():
         raise KingdomNotFoundError(NOT_FOUND)
+    return Located(size, corners, homography, square_px, notes, timings)
+
+
+def _search(
+    work: np.ndarray,
+    gray: np.ndarray,
+    segs: np.ndarray,
+    grid: int | str,
+    grayscale: bool,
+    scale: float,
+    focus: Focus,
+    timings: dict[str, float] | None = None,
+    trace: _Trace | None = None,
+) -> tuple[np.ndarray, int, list[str]]:
+    """Find, refine and check one lattice: (grid -> work homography, N, notes); raises if refused."""
+    timings = {} if timings is None else timings
+    t0 = time.perf_counter()
+    lattice = _find_lattice(segs, gray.shape, grid, focus)
+    if lattice is None:
+        raise KingdomNotFoundError(NOT_FOUND)
+    if focus == CENTRAL:
+        lattice = _most_central(segs, gray.shape, grid, lattice)
+    grid_to_work, size, notes = lattice
+    timings["locate.lattice"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(2):
+        if trace is not None:
+            trace.candidate = (grid_to_work, size)
+        grid_to_work = _refine(gray, grid_to_work, size)
+    if trace is not None:
+        trace.candidate = (grid_to_work, size)
+    timings["locate.refine"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if seam_support(gray, grid_to_work, size) < MIN_SEAM_SUPPORT:
+        raise KingdomNotFoundError(NOT_FOUND)
+    corners = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]]) / scale
+    square_px = _square_px(corners, size)
     if square_px < MIN_SQUARE_PX:
         raise KingdomNotFoundError(
             f"the kingdom is too small in the photo (squares are about {square_px:.0f} px, at least "
@@ -304,7 +335,45 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
         )
     _check_content(work, grid_to_work, size, grayscale)
     timings["locate.check"] = time.perf_counter() - t0
-    return Located(size, corners, homography, square_px, notes, timings)
+    return grid_to_work, size, notes
+
+
+def _square_px(corners: np.ndarray, size: int) -> float:
+    return float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean() / size)
+
+
+WINDOW_SIDE = 0.5  # of the photo's width and height
+WINDOW_STRIDE = 0.25
+
+
+def _search_windows(
+    work: np.ndarray, gray: np.ndarray, segs: np.ndarray, grid: int | str, grayscale: bool, scale: float
+) -> tuple[np.ndarray, int, list[str]] | None:
+    """The lattice found in the most central window of the photo that holds an accepted kingdom.
+
+    Windows are half the photo on each axis, a quarter apart, so a kingdom up to a quarter of the
+    photo wide lies whole in one of them; each window's segments are searched on their own.
+    """
+    height, width = gray.shape
+    norm = float(max(height, width))
+    mids = (segs[:, :2] + segs[:, 2:]) / 2
+    starts = np.arange(0, 1 - WINDOW_SIDE + 1e-9, WINDOW_STRIDE)
+    windows = [(x, y) for y in starts for x in starts]
+    windows.sort(key=lambda xy: abs(xy[0] + WINDOW_SIDE / 2 - 0.5) + abs(xy[1] + WINDOW_SIDE / 2 - 0.5))
+    for x, y in windows:
+        inside = (
+            (mids[:, 0] >= x * width)
+            & (mids[:, 0] <= (x + WINDOW_SIDE) * width)
+            & (mids[:, 1] >= y * height)
+            & (mids[:, 1] <= (y + WINDOW_SIDE) * height)
+        )
+        centre = ((x + WINDOW_SIDE / 2 - 0.5) * width / norm, (y + WINDOW_SIDE / 2 - 0.5) * height / norm)
+        focus = (centre[0], centre[1], 0.35 * WINDOW_SIDE)
+        try:
+            return _search(work, gray, segs[inside], grid, grayscale, scale, focus)
+        except KingdomNotFoundError:
+            continue
+    return None
 
 
 TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
@@ -316,7 +385,7 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
     to_grid = np.linalg.inv(grid_to_work)
     mids = apply_homography(to_grid, (segs[:, :2] + segs[:, 2:]) / 2)
     outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
-    other = _find_lattice(segs[outside], shape, grid, centre_weight=False) if outside.sum() >= 12 else None
+    other = _find_lattice(segs[outside], shape, grid, focus=None) if outside.sum() >= 12 else None
     if other is None:
         return lattice
     centre = np.array([shape[1] / 2, shape[0] / 2])
@@ -376,7 +445,13 @@ class _Segments:
     lengths: np.ndarray
 
 
-def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float, centre_weight: bool = True) -> _Segments:
+#: Where the search looks first: (x, y, spread) in normalised coordinates (photo centre 0, longest
+#: side 1); segments are weighted by a Gaussian of that spread around the point. None weighs all alike.
+Focus = tuple[float, float, float] | None
+CENTRAL: Focus = (0.0, 0.0, 0.35)
+
+
+def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float, focus: Focus = CENTRAL) -> _Segments:
     p1 = apply_homography(to_norm, segs[:, :2])
     p2 = apply_homography(to_norm, segs[:, 2:])
     vec = p2 - p1
@@ -387,7 +462,9 @@ def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float, centre_weight: 
     lines /= np.linalg.norm(lines[:, :2], axis=1, keepdims=True)
     # the most central kingdom wins (a search for a second kingdom weighs the whole photo alike)
     central = (
-        np.exp(-0.5 * (np.linalg.norm(mids, axis=1) / 0.35) ** 2) if centre_weight else np.ones(len(mids))
+        np.exp(-0.5 * (np.linalg.norm(mids - focus[:2], axis=1) / focus[2]) ** 2)
+        if focus is not None
+        else np.ones(len(mids))
     )
     angles = np.arctan2(dirs[:, 1], dirs[:, 0]) % math.pi
     # angular tolerance: 1.5° or what a 1.2 px endpoint error allows on a short segment
@@ -407,7 +484,7 @@ def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) ->
     return best_v, best_mask
 
 
-def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, centre_weight: bool = True):
+def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, focus: Focus = CENTRAL):
     """Lattice of the most central kingdom: (grid -> work-image homography, N, notes) or None.
 
     Two rectifications are tried, from fitted vanishing points and from parallel directions (better
@@ -418,7 +495,7 @@ def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, cen
     height, width = shape
     norm = float(max(height, width))
     to_norm = np.array([[1 / norm, 0, -width / 2 / norm], [0, 1 / norm, -height / 2 / norm], [0, 0, 1]])
-    seg = _prepare(segs, to_norm, norm, centre_weight)
+    seg = _prepare(segs, to_norm, norm, focus)
     # Direction pairs from two weightings: plain length, and favouring long straight segments (seams;
     # wood grain and printed art give many short ones). Each is rectified two ways; the best lattice wins.
     long_weights = seg.weights * np.minimum(seg.lengths * norm / 40.0, 3.0)
