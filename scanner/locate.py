@@ -35,6 +35,8 @@ NOT_FOUND = (
     "(take the photo from closer, from above, with the whole kingdom in view)"
 )
 
+CUT_OFF = "the kingdom seems cut off by the edge of the photo: take the photo with the whole kingdom in view"
+
 
 @dataclass
 class Located:
@@ -326,8 +328,12 @@ def _search(
     t0 = time.perf_counter()
     if seam_support(gray, grid_to_work, size) < MIN_SEAM_SUPPORT:
         raise KingdomNotFoundError(NOT_FOUND)
-    corners = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]]) / scale
-    square_px = _square_px(corners, size)
+    corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
+    height, width = gray.shape
+    beyond = np.maximum(-corners_work, corners_work - [width, height]).max()
+    if beyond > 0.5 * _square_px(corners_work, size):
+        raise KingdomNotFoundError(CUT_OFF)
+    square_px = _square_px(corners_work / scale, size)
     if square_px < MIN_SQUARE_PX:
         raise KingdomNotFoundError(
             f"the kingdom is too small in the photo (squares are about {square_px:.0f} px, at least "
