@@ -16,7 +16,7 @@ import numpy as np
 from scanner.errors import ScanError
 from scanner.imageio import load_photo
 from scanner.kingdom import Kingdom, Terrain
-from scanner.locate import locate_kingdom
+from scanner.locate import apply_homography, locate_kingdom
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
@@ -25,6 +25,9 @@ from scanner.scoring import ScoreReport, score_kingdom
 #: Longest side of the copy a photo is decoded to: enough for ~60 px per square on a small kingdom,
 #: and JPEG decoding at reduced scale is several times faster than a full 12-megapixel decode.
 DECODE_MAX_SIDE = 2400
+MOVED_FRAME_NOTE = (
+    "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
+)
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
 
 
@@ -99,32 +102,33 @@ class KingdomScanner:
         timings["locate"] = time.perf_counter() - t0
         n = located.grid_size
 
-        t0 = time.perf_counter()
-        rectified = rectify(image, located.homography, n)
-        crops = cut_squares(rectified, n)
-        timings["rectify"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        try:
-            probabilities = np.asarray(self.classifier.predict_proba(crops), dtype=float)
-            probabilities = probabilities.reshape(n, n, len(LABELS))
-        except Exception as error:  # a model that does not match its feature code must not crash a scan
-            raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
-        timings["classify"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        kingdom, readings, flagged = _decode(probabilities)
+        homography = located.homography
+        kingdom, readings, flagged, rectified, probabilities = self._read(image, homography, n, timings)
         notes = list(located.notes)
+        shift = castle_shift(kingdom)
+        if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
+            moved = homography @ np.array([[1.0, 0, shift[1]], [0, 1, shift[0]], [0, 0, 1]])
+            again = self._read(image, moved, n, {})
+            castle = _castle(kingdom)
+            expected = (castle[0] - shift[0], castle[1] - shift[1])
+            if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(kingdom):  # no tile lost
+                kingdom, readings, flagged, rectified, probabilities = again
+                homography = moved
+                notes.append(MOVED_FRAME_NOTE)
         if grayscale:
             notes.append(GRAYSCALE_NOTE)
             flagged = np.ones_like(flagged, dtype=bool)
+        t0 = time.perf_counter()
         report = score_kingdom(kingdom)
-        timings["decode_score"] = time.perf_counter() - t0
+        timings["decode_score"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        overlay = draw_lattice(image, located.homography, n)
+        overlay = draw_lattice(image, homography, n)
         timings["overlay"] = time.perf_counter() - t0
-        corners = located.corners if to_original is None else to_original(located.corners)
+        corners = located.corners
+        if homography is not located.homography:
+            corners = apply_homography(homography, [[0, 0], [n, 0], [n, n], [0, n]])
+        corners = corners if to_original is None else to_original(corners)
         timings["total"] = time.perf_counter() - start
         timings.update({key: value for key, value in located.timings.items()})
         return ScanResult(
@@ -141,6 +145,60 @@ class KingdomScanner:
             timings=timings,
             probabilities=probabilities,
         )
+
+    def _read(self, image: np.ndarray, homography: np.ndarray, n: int, timings: dict[str, float]) -> tuple:
+        """Rectify, cut, classify and decode the N×N frame: (kingdom, readings, flagged, rectified, probs)."""
+        t0 = time.perf_counter()
+        rectified = rectify(image, homography, n)
+        crops = cut_squares(rectified, n)
+        timings["rectify"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        try:
+            probabilities = np.asarray(self.classifier.predict_proba(crops), dtype=float)
+            probabilities = probabilities.reshape(n, n, len(LABELS))
+        except Exception as error:  # a model that does not match its feature code must not crash a scan
+            raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
+        timings["classify"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        kingdom, readings, flagged = _decode(probabilities)
+        timings["decode_score"] = time.perf_counter() - t0
+        return kingdom, readings, flagged, rectified, probabilities
+
+
+def castle_shift(kingdom: Kingdom) -> tuple[int, int]:
+    """(rows, columns) to move the N×N frame by so the castle sits as central as the kingdom allows.
+
+    A kingdom with a whole edge row or column missing fits its frame two ways; the photo cannot tell
+    them apart, but the rules can: the castle is placed first, so the frame moves only across rows or
+    columns that are entirely empty, towards the centre (the Middle Kingdom bonus depends on it).
+    """
+    castle = _castle(kingdom)
+    if castle is None:
+        return (0, 0)
+    n = kingdom.grid_size
+    middle = n // 2
+    empty = np.array([[kingdom[r, c].terrain == Terrain.EMPTY for c in range(n)] for r in range(n)])
+    shift = []
+    for position, lines in ((castle[0], empty.all(axis=1)), (castle[1], empty.all(axis=0))):
+        leading = int(np.argmin(lines)) if not lines.all() else n
+        trailing = int(np.argmin(lines[::-1])) if not lines.all() else n
+        if position > middle:
+            shift.append(min(position - middle, leading))
+        elif position < middle:
+            shift.append(-min(middle - position, trailing))
+        else:
+            shift.append(0)
+    return shift[0], shift[1]
+
+
+def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
+    return next(((r, c) for (r, c), square in kingdom.cells() if square.terrain == Terrain.CASTLE), None)
+
+
+def _tiles(kingdom: Kingdom) -> int:
+    return sum(square.terrain != Terrain.EMPTY for _, square in kingdom.cells())
 
 
 def _array_photo(image: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from scan_fakes import ColourClassifier
 from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.kingdom import Kingdom
-from scanner.recognizer import KingdomScanner
+from scanner.recognizer import KingdomScanner, castle_shift
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 
@@ -77,3 +77,40 @@ def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
     assert worst_corner(result.corners, np.array(truth["corners"]), result.grid_size) < 0.25
     right = sum(result.kingdom[cell] == square for cell, square in expected.cells())
     assert right >= 23, f"\n{result.kingdom.to_text()}vs truth\n{expected.to_text()}"
+
+
+def test_castle_shift_moves_the_frame_only_across_empty_edge_lines_towards_the_centre() -> None:
+    castle_central = Kingdom.from_text(
+        ".  .  .  .  .\nG0 F0 F0 F1 G0\nG0 S2 C  G2 G1\nG0 S1 F0 F0 G0\nF0 L1 L0 G1 W0\n"
+    )
+    assert castle_shift(castle_central) == (0, 0)
+    castle_low = Kingdom.from_text(
+        ".  .  .  .  .\nG0 F0 F0 F1 G0\nG0 S1 F0 F0 G0\nG0 S2 C  G2 G1\nF0 L1 L0 G1 W0\n"
+    )
+    assert castle_shift(castle_low) == (1, 0)  # frame moves down one row: castle row 3 -> 2
+    top_row_missing = Kingdom.from_text(
+        "G0 F0 F0 F1 G0\nG0 S1 C  F0 G0\nG0 S2 L0 G2 G1\nF0 L1 L0 G1 W0\n.  .  .  .  .\n"
+    )
+    assert castle_shift(top_row_missing) == (-1, 0)  # frame moves up one row: castle row 1 -> 2
+    left_columns_missing = Kingdom.from_text(
+        ".  .  G0 F0 C\n.  .  G0 S1 F0\n.  .  G0 S2 L0\n.  .  F0 L1 L0\n.  .  F0 L1 L0\n"
+    )
+    assert castle_shift(left_columns_missing) == (0, 2)  # two empty columns: castle column 4 -> 2
+    assert castle_shift(Kingdom.empty(5)) == (0, 0)
+
+
+def test_kingdom_with_a_missing_edge_row_is_placed_with_the_castle_central() -> None:
+    """A real board with its top row taken away, on a plain table: the empty row goes on top."""
+    truth = json.loads((Path(__file__).resolve().parent.parent / "data" / "real" / "labels.json").read_text())
+    grid = truth["boards"]["1.jpg"]["grid"]  # castle in the centre square
+    board = cv2.imread(str(Path(__file__).resolve().parent.parent / "data" / "real" / "boards" / "1.jpg"))
+    rng = np.random.default_rng(3)
+    photo = np.array([70, 110, 150], np.float32) + rng.normal(0, 6, (1000, 1000, 3))
+    photo = np.clip(photo, 0, 255).astype(np.uint8)
+    photo[250:650, 250:750] = board[100:]
+    result = KingdomScanner().scan(photo)
+    assert result.kingdom[2, 2].terrain == "castle"
+    assert all(result.kingdom[0, c].terrain == "empty" for c in range(5))
+    right = sum(result.kingdom[r, c].terrain == grid[r][c]["terrain"] for r in range(1, 5) for c in range(5))
+    assert right >= 18
+    assert worst_corner(result.corners, np.array([[250, 150], [750, 150], [750, 650], [250, 650]]), 5) < 0.35
