@@ -27,6 +27,7 @@ from scanner.errors import KingdomNotFoundError
 WORK_SIDE = 1600  # longest side of the copy the lattice is searched on
 MIN_SQUARE_PX = 20  # smaller squares (in the original photo) cannot be read reliably
 REFINE_CELL_PX = 48  # rectified resolution used to refine the frame lines
+FINE_CELL_PX = 96  # the same, for the last pass on the full-resolution photo
 #: Share of the lattice's sides that must sit on a seam: ~0.7-0.9 for kingdoms on generated scenes,
 #: under 0.4 for the table patterns and stray lattices that got this far.
 MIN_SEAM_SUPPORT = 0.5
@@ -285,6 +286,12 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
         if found is None:
             raise
         grid_to_work, size, notes = found
+    # last pass on the photo itself (not the reduced copy), finer: the frame lines to a pixel or so
+    t0 = time.perf_counter()
+    to_work = np.diag([scale, scale, 1.0])
+    full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if scale < 1 else gray
+    grid_to_work = to_work @ _refine(full, np.linalg.inv(to_work) @ grid_to_work, size, FINE_CELL_PX)
+    timings["locate.fine_refine"] = time.perf_counter() - t0
 
     corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
     corners = _ordered(_snap_to_photo(corners_work, size, gray.shape) / scale)
@@ -657,9 +664,8 @@ def _box_sums(values: np.ndarray, n: int) -> np.ndarray:
     return integral[n:, n:] - integral[:-n, n:] - integral[n:, :-n] + integral[:-n, :-n]
 
 
-def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> np.ndarray:
+def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> np.ndarray:
     """Move each frame line onto the strongest nearby seam, then refit the homography."""
-    cell = REFINE_CELL_PX
     side = (n + 1) * cell
     to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])  # grid -> rectified px
     warp = to_rect @ np.linalg.inv(grid_to_work)
