@@ -30,4 +30,8 @@ class SquareReading:
         return Square(self.terrain, self.crowns)
 
     def to_dict(self) -> dict:
-        return {"terrain": self.terrain.value, "crowns": self.crowns, "confidence": round(float(self.confidence), 4)}
+        return {
+            "terrain": self.terrain.value,
+            "crowns": self.crowns,
+            "confidence": round(float(self.confidence), 4),
+        }
