@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ class ScanResult:
     score: ScoreReport
     flagged: np.ndarray  # (N, N) bool: squares to confirm
     rectified: np.ndarray
-    overlay: np.ndarray
+    image: np.ndarray = field(repr=False)  # the decoded photo the lattice was found on
+    grid_to_image: np.ndarray = field(repr=False)  # homography: grid units -> `image` pixels
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     probabilities: np.ndarray | None = None  # (N, N, 18) classifier output, before decoding
@@ -60,6 +62,12 @@ class ScanResult:
         if self.notes:
             data["notes"] = list(self.notes)
         return data
+
+    @cached_property
+    def overlay(self) -> np.ndarray:
+        """A display-sized copy of the photo with the lattice drawn: made only when shown or written,
+        so ``kingdomino scan --json`` and the benchmark do not pay for it."""
+        return draw_lattice(self.image, self.grid_to_image, self.grid_size)
 
     def readings_overlay(self) -> np.ndarray:
         """The rectified kingdom with the label and confidence of every square."""
@@ -122,9 +130,6 @@ class KingdomScanner:
         report = score_kingdom(kingdom)
         timings["decode_score"] += time.perf_counter() - t0
 
-        t0 = time.perf_counter()
-        overlay = draw_lattice(image, homography, n)
-        timings["overlay"] = time.perf_counter() - t0
         corners = located.corners
         if homography is not located.homography:
             corners = apply_homography(homography, [[0, 0], [n, 0], [n, n], [0, n]])
@@ -140,7 +145,8 @@ class KingdomScanner:
             score=report,
             flagged=flagged,
             rectified=rectified,
-            overlay=overlay,
+            image=image,
+            grid_to_image=homography,
             notes=notes,
             timings=timings,
             probabilities=probabilities,
