@@ -146,6 +146,10 @@ def on_set_square() -> None:
 def edit(action: Callable[..., object], *widget_keys: str) -> None:
     """Callback: change the current kingdom (undo, reset, ...), then point the editor at it again."""
     action(st.session_state.page, *(st.session_state[k] for k in widget_keys))
+    player = st.session_state.page.player
+    if player.kingdom is not None:  # Undo may bring back an earlier reading made with another grid choice
+        rereadable = player.from_scan and player.photo is not None
+        st.session_state[key("grid")] = player.grid_choice if rereadable else player.kingdom.grid_size
     sync_editor()
 
 
@@ -312,7 +316,9 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
         crowns = page.crown_options(st.session_state[key("terrain")])
         st.selectbox("Crowns", crowns, key=key("crowns"), on_change=on_set_square)
         undo_box, reset_box = st.columns(2)
-        undo_box.button("Undo", on_click=edit, args=(page.undo,), disabled=not player.edits, width="stretch")
+        undo_box.button(
+            "Undo", on_click=edit, args=(page.undo,), disabled=not page.can_undo(player), width="stretch"
+        )
         reset_box.button(
             "Reset to scan" if player.from_scan else "Clear board",
             on_click=edit,

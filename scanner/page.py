@@ -13,7 +13,7 @@ import re
 import time
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 import cv2
@@ -34,6 +34,9 @@ EXPORT_SQUARE_PX = 100
 #: Longest side of the photo-with-grid image kept for display.
 OVERLAY_MAX_PX = 1000
 MAX_GAMES = 3
+UNDO_NOTE = "the new reading replaced your corrections: Undo brings the previous board back"
+#: How many replaced boards (a new photo, a re-read, "enter by hand") Undo can bring back per player.
+MAX_EARLIER_BOARDS = 5
 GAME_FORMAT = "kingdomino-scanner/game"
 GAME_FORMAT_VERSION = 1
 GridChoice = Literal["auto", 5, 7]
@@ -159,6 +162,8 @@ class PlayerKingdom:
     photo_id: str | None = None
     rectified: np.ndarray | None = field(default=None, repr=False)
     overlay_jpeg: bytes | None = field(default=None, repr=False)
+    # Boards this one replaced, most recent last, so Undo can bring them back with their corrections.
+    earlier: list[PlayerKingdom] = field(default_factory=list, repr=False)
 
     @property
     def kingdom(self) -> Kingdom | None:
@@ -306,13 +311,38 @@ def set_square(state: PageState, cell: Cell, terrain: Terrain | str, crowns: int
     return True
 
 
+def can_undo(player: PlayerKingdom) -> bool:
+    return bool(player.edits or player.earlier)
+
+
 def undo(state: PageState) -> bool:
+    """Take back the last correction; with none left, bring back the board a new reading replaced."""
     player = state.player
-    if not player.edits:
+    if player.edits:
+        player.edits.pop()
+    elif player.earlier:
+        _restore(player, player.earlier.pop())
+    else:
         return False
-    player.edits.pop()
     clamp_selection(state)
     return True
+
+
+def _snapshot(player: PlayerKingdom) -> PlayerKingdom:
+    """A copy of the player's board (photo, readings, corrections) that later changes do not touch."""
+    return replace(player, edits=list(player.edits), notes=list(player.notes), earlier=[])
+
+
+def _keep_for_undo(player: PlayerKingdom, snapshot: PlayerKingdom) -> None:
+    """Remember a board that a new reading or hand entry is replacing, so Undo can bring it back."""
+    if snapshot.base is not None:
+        player.earlier = [*player.earlier, snapshot][-MAX_EARLIER_BOARDS:]
+
+
+def _restore(player: PlayerKingdom, snapshot: PlayerKingdom) -> None:
+    for item in fields(PlayerKingdom):
+        if item.name not in ("name", "earlier"):
+            setattr(player, item.name, getattr(snapshot, item.name))
 
 
 def reset_to_scan(state: PageState) -> bool:
@@ -335,8 +365,9 @@ def start_hand_entry(player: PlayerKingdom, grid_size: int = 5) -> None:
 
 
 def enter_by_hand(state: PageState, grid_size: int = 5) -> None:
-    """The player chose to type the board in: forget the photo and start from an empty frame."""
+    """The player chose to type the board in: start from an empty frame (Undo brings the old board back)."""
     player = state.player
+    _keep_for_undo(player, _snapshot(player))
     start_hand_entry(player, grid_size)
     player.photo = player.photo_id = player.overlay_jpeg = None
     player.message, player.source, player.notes, player.scan_seconds = "", "", [], None
@@ -381,6 +412,7 @@ def scan_into(
     When nothing is found, the player's previous kingdom is kept; a player without one gets an empty
     frame to fill by hand. The one-line reason and the debug overlay (when available) are kept for display.
     """
+    previous = _snapshot(player)
     player.photo, player.photo_id, player.source, player.grid_choice = photo, photo_id, source, grid
     player.notes = []
     start = time.perf_counter()
@@ -399,6 +431,7 @@ def scan_into(
             start_hand_entry(player, grid if grid in GRID_SIZES else 5)
         return False
     player.scan_seconds = time.perf_counter() - start
+    _keep_for_undo(player, previous)
     player.base = result.kingdom
     player.from_scan = True
     player.edits = []
@@ -406,6 +439,8 @@ def scan_into(
     player.flagged = tuple(tuple(bool(v) for v in row) for row in result.flagged)
     player.message = ""
     player.notes = list(getattr(result, "notes", []) or [])
+    if previous.edits:
+        player.notes.append(UNDO_NOTE)
     size = result.kingdom.grid_size * EXPORT_SQUARE_PX
     player.rectified = _bgr_to_rgb(cv2.resize(result.rectified, (size, size), interpolation=cv2.INTER_AREA))
     player.overlay_jpeg = overlay_jpeg(result.overlay)

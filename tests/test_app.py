@@ -138,3 +138,20 @@ def test_game_file_round_trip_through_the_page(opened: AppTest):
     at.file_uploader(key="import_file").upload("bad.json", b"{not json", "application/json").run()
     assert any("Could not import bad.json" in e.value for e in at.error)
     assert [p.name for p in at.session_state["page"].game.players] == players  # nothing lost
+
+
+def test_a_new_grid_choice_rereads_and_undo_brings_the_corrections_back():
+    at = AppTest.from_file(APP, default_timeout=60).run()  # the sample photo, scanned with grid "auto"
+    scanned = kingdom(at)
+    (row, col), target, _ = a_correction_that_changes_the_score(scanned)
+    at.selectbox(key=key(at, "row")).set_value(row).run()
+    at.selectbox(key=key(at, "col")).set_value(col).run()
+    at.selectbox(key=key(at, "terrain")).set_value(target.terrain.value).run()
+    corrected = kingdom(at)
+    assert corrected != scanned
+    at.radio(key=key(at, "grid")).set_value(scanned.grid_size).run()  # "auto" -> the size it found
+    assert not at.exception, [e.value for e in at.exception]
+    assert kingdom(at) == scanned  # read again: the correction is replaced ...
+    next(b for b in at.button if b.label == "Undo").click().run()
+    assert kingdom(at) == corrected  # ... and Undo brings it back, with the grid choice it was read with
+    assert at.radio(key=key(at, "grid")).value == "auto"

@@ -301,3 +301,35 @@ def test_removing_players_keeps_one():
     page.remove_player(state, 1)
     page.remove_player(state, 0)
     assert len(state.game.players) == 1 and state.game.current_player == 0
+
+
+def test_enter_by_hand_after_a_scan_can_be_undone_with_the_corrections():
+    state = scanned_state()
+    page.set_square(state, (4, 4), "mine", 3)
+    page.enter_by_hand(state, 7)
+    assert state.player.kingdom == Kingdom.empty(7) and state.player.photo is None
+    assert page.can_undo(state.player)
+    assert page.undo(state)
+    player = state.player
+    assert player.from_scan and player.photo == b"photo" and player.readings is not None
+    assert player.kingdom[(4, 4)] == Square(Terrain.MINE, 3) and player.corrected_cells == {(4, 4)}
+    assert page.undo(state) and player.kingdom == BOARD
+    assert not page.undo(state) and not page.can_undo(player)
+
+
+def test_a_new_reading_keeps_the_corrected_board_for_undo():
+    state = scanned_state()
+    page.set_square(state, (0, 0), "lake", 1)
+    assert page.scan_into(state.player, fake_scan(), b"photo", "table.jpg", grid=5, photo_id="id-1")
+    player = state.player
+    assert player.kingdom == BOARD and page.UNDO_NOTE in player.notes
+    assert page.undo(state)
+    assert player.kingdom[(0, 0)] == Square(Terrain.LAKE, 1) and player.grid_choice == "auto"
+    assert page.UNDO_NOTE not in player.notes
+
+
+def test_undo_keeps_only_the_last_replaced_boards():
+    state = scanned_state()
+    for _ in range(page.MAX_EARLIER_BOARDS + 3):
+        page.enter_by_hand(state, 5)
+    assert len(state.player.earlier) == page.MAX_EARLIER_BOARDS
