@@ -1,12 +1,14 @@
 """Find the kingdom's lattice of squares in a photo and the homography that maps its frame.
 
-How: the seams and outline of the tiles are straight lines in two directions. On a downscaled copy,
+How: the seams and outline of the tiles are straight lines in two directions. On a downscaled copy
+(first a ~1000 px one; a 1600 px one when that finds nothing sure, e.g. for a small kingdom),
 line segments (LSD) are grouped by direction, each group's vanishing point is fitted with RANSAC and
 the two vanishing points rectify the table plane up to an axis scaling. In that plane the seams form a
 regular comb on each axis: its pitch and phase give a lattice of cells. Each cell is scored by how much
 of its four sides is covered by seam segments (tiles are closed by seams, the table is not); the N×N
 window (5 or 7) with the most tile-like cells is the kingdom. Its frame lines are then refined on the
-image gradients, and the content is checked (a chessboard is a lattice too, but not a colourful one).
+image gradients, and the content is checked (a chessboard is a lattice too, but not a colourful one;
+flat-colour squares are, but without the pictures printed on tiles).
 
 Orientation convention of the result: the grid is read upright as seen in the photo: its top edge
 (top-left -> top-right corner) is the frame side whose direction is closest to the photo's
@@ -25,12 +27,24 @@ import numpy as np
 from scanner.errors import KingdomNotFoundError
 
 WORK_SIDE = 1600  # longest side of the copy the lattice is searched on
+#: The fast path first searches a copy reduced by an integer factor to at most this side (0: never);
+#: its lattice is kept when its squares are at least COARSE_MIN_SQUARE_PX there (see _coarse_search).
+COARSE_SIDE = 1000
+COARSE_MIN_SQUARE_PX = 28
+FINE_PASSES = 2  # refinement passes at FINE_CELL_PX on the photo after a fast-path find
 MIN_SQUARE_PX = 20  # smaller squares (in the original photo) cannot be read reliably
 REFINE_CELL_PX = 48  # rectified resolution used to refine the frame lines
 FINE_CELL_PX = 96  # the same, for the last pass on the full-resolution photo
 #: Share of the lattice's sides that must sit on a seam: ~0.7-0.9 for kingdoms on generated scenes,
 #: under 0.4 for the table patterns and stray lattices that got this far.
 MIN_SEAM_SUPPORT = 0.5
+#: The same for a lattice found window by window, which sees part of the photo only (kingdoms found so
+#: on generated scenes: >= 0.72; a flat-colour grid's wrong-pitch lattice over the table: 0.52).
+MIN_WINDOW_SEAM_SUPPORT = 0.6
+#: Squares seen from at most ~45° off overhead: the frame's shorter pair of sides is at least this share
+#: of the longer pair (generated scenes, tilt up to 40°: >= 0.77). A lattice stretched along one axis is
+#: a wrong pitch, not a kingdom.
+MIN_ASPECT = 0.65
 NOT_FOUND = (
     "no kingdom found in the photo: no grid of Kingdomino squares is visible "
     "(take the photo from closer, from above, with the whole kingdom in view)"
@@ -216,21 +230,18 @@ def _side_coverage(
     tolerance: float,
 ) -> np.ndarray:
     """Coverage (0-1) of each lattice side lying on the lines of one family, shape (lines, cells)."""
-    lines = np.arange(n_a[0], n_a[1] + 1)
-    cells = np.arange(n_b[0], n_b[1])
-    coverage = np.zeros((len(lines), len(cells)))
     index = np.round((along - phase_a) / pitch_a).astype(int)
-    near = np.abs(along - (phase_a + index * pitch_a)) < tolerance * pitch_a
-    for k, lo, hi in zip(index[near], across_lo[near], across_hi[near], strict=True):
-        if not n_a[0] <= k <= n_a[1]:
-            continue
-        c0 = max(int(math.floor((lo - phase_b) / pitch_b)), n_b[0])
-        c1 = min(int(math.floor((hi - phase_b) / pitch_b)), n_b[1] - 1)
-        for c in range(c0, c1 + 1):
-            start = phase_b + c * pitch_b
-            overlap = min(hi, start + pitch_b) - max(lo, start)
-            if overlap > 0:
-                coverage[k - n_a[0], c - n_b[0]] += overlap / pitch_b
+    near = (np.abs(along - (phase_a + index * pitch_a)) < tolerance * pitch_a) & (
+        (index >= n_a[0]) & (index <= n_a[1])
+    )
+    coverage = np.zeros((n_a[1] - n_a[0] + 1, n_b[1] - n_b[0]))
+    if near.any():
+        # each segment's extent in cell units, against every cell [c, c + 1): overlap clipped at 0
+        lo = (across_lo[near] - phase_b) / pitch_b
+        hi = (across_hi[near] - phase_b) / pitch_b
+        starts = np.arange(n_b[0], n_b[1], dtype=float)
+        overlap = np.minimum(hi[:, None], starts + 1) - np.maximum(lo[:, None], starts)
+        np.add.at(coverage, index[near] - n_a[0], np.maximum(overlap, 0.0))
     return np.minimum(coverage, 1.0)
 
 
@@ -266,9 +277,94 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
         raise KingdomNotFoundError("the photo is too small to hold a kingdom")
     height, width = image.shape[:2]
+    full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    coarse = _coarse_search(image, grid, grayscale, timings)
+    found = _confirm(full, *coarse, timings) if coarse is not None and coarse[-1] else None
+    if found is None:  # "locate.coarse": time lost on a refused, unsure or skipped fast path
+        timings = {"locate.coarse": time.perf_counter() - start}
+        try:
+            found = _full_search(image, full, grid, grayscale, trace, timings)
+        except KingdomNotFoundError:
+            # the full search can miss what the fast path found with small squares: a second opinion
+            found = _confirm(full, *coarse, timings) if coarse is not None else None
+            if found is None:
+                raise
+    grid_to_image, size, notes = found
+    corners = _ordered(_snap_to_photo(_frame_corners(grid_to_image, size), size, (height, width)))
+    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
+    square_px = _square_px(corners, size)
+    if not np.isfinite(corners).all():
+        raise KingdomNotFoundError(NOT_FOUND)
+    return Located(size, corners, homography, square_px, notes, timings)
+
+
+def _frame_corners(grid_to_image: np.ndarray, size: int) -> np.ndarray:
+    return apply_homography(grid_to_image, [[0, 0], [size, 0], [size, size], [0, size]])
+
+
+def _coarse_search(
+    image: np.ndarray, grid: int | str, grayscale: bool, timings: dict[str, float]
+) -> tuple[np.ndarray, int, list[str], bool, bool] | None:
+    """The fast path: the lattice found on a copy about COARSE_SIDE pixels wide.
+
+    Returns (grid -> image homography, N, notes, cropped, sure) when the whole search (every refusal
+    check) passes on that copy; ``sure`` when its squares are at least COARSE_MIN_SQUARE_PX there
+    (smaller squares: seams a pixel wide, the full search on the WORK_SIDE copy decides first).
+    """
+    height, width = image.shape[:2]
+    factor = math.ceil(max(height, width) / COARSE_SIDE) if COARSE_SIDE else 0
+    if factor < 2:
+        return None  # no coarse copy worth the name: the full search is just as fast
+    t0 = time.perf_counter()
+    # an integer reduction of a crop to a multiple of it: area averaging then costs almost nothing
+    kept = image[: height - height % factor, : width - width % factor]
+    small = cv2.resize(kept, (kept.shape[1] // factor, kept.shape[0] // factor), interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    timings["locate.downscale"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    segs = _segments(gray)
+    timings["locate.segments"] = time.perf_counter() - t0
+    try:
+        grid_to_small, size, notes = _search(small, gray, segs, grid, grayscale, 1 / factor, CENTRAL, timings)
+    except KingdomNotFoundError:
+        return None
+    sure = _square_px(_frame_corners(grid_to_small, size), size) >= COARSE_MIN_SQUARE_PX
+    cropped = _photo_frame(grid_to_small, size, gray.shape) is not None
+    return np.diag([factor, factor, 1.0]) @ grid_to_small, size, notes, cropped, sure
+
+
+def _confirm(
+    full: np.ndarray,
+    grid_to_image: np.ndarray,
+    size: int,
+    notes: list[str],
+    cropped: bool,
+    sure: bool,
+    timings: dict[str, float],
+) -> tuple[np.ndarray, int, list[str]] | None:
+    """A fast-path lattice refined on the photo itself, if it still sits on seams there (else None)."""
+    if cropped:  # a cropped board: the photo's frame, nothing to refine
+        return grid_to_image, size, notes
+    t0 = time.perf_counter()
+    grid_to_image = _refine(full, grid_to_image, size)
+    supported = seam_support(full, grid_to_image, size) >= MIN_SEAM_SUPPORT
+    if supported:
+        for _ in range(FINE_PASSES):
+            grid_to_image = _refine(full, grid_to_image, size, FINE_CELL_PX)
+    timings["locate.fine_refine"] = time.perf_counter() - t0
+    return (grid_to_image, size, notes) if supported else None
+
+
+def _full_search(
+    image: np.ndarray, full: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace, timings: dict
+) -> tuple[np.ndarray, int, list[str]]:
+    """The lattice searched on the WORK_SIDE copy (then window by window), refined on the photo."""
+    start = time.perf_counter()
+    height, width = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(height, width))
     work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if scale < 1 else full
     trace.work = work
     timings["locate.downscale"] = time.perf_counter() - start
     t0 = time.perf_counter()
@@ -278,29 +374,24 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     t0 = time.perf_counter()
     try:
         grid_to_work, size, notes = _search(work, gray, segs, grid, grayscale, scale, CENTRAL, timings, trace)
-    except KingdomNotFoundError:
+    except KingdomNotFoundError as refusal:
         # A small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
         # direction histogram: look again, window by window, before giving up.
-        found = _search_windows(work, gray, segs, grid, grayscale, scale)
+        found, refusals = _search_windows(work, gray, segs, grid, grayscale, scale)
         timings["locate.windows"] = time.perf_counter() - t0
-        if found is None:
-            raise
+        if found is None:  # the first reason more precise than "no grid" (a grid refused for its content)
+            raise next(
+                (error for error in [refusal, *refusals] if str(error) != NOT_FOUND), refusal
+            ) from None
         grid_to_work, size, notes = found
     # last pass on the photo itself (not the reduced copy), finer: the frame lines to a pixel or so
     t0 = time.perf_counter()
     to_work = np.diag([scale, scale, 1.0])
-    full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if scale < 1 else gray
-    grid_to_work = to_work @ _refine(full, np.linalg.inv(to_work) @ grid_to_work, size, FINE_CELL_PX)
+    grid_to_image = np.linalg.inv(to_work) @ grid_to_work
+    if _photo_frame(grid_to_work, size, gray.shape) is None:  # a cropped board keeps the photo's frame
+        grid_to_image = _refine(full, grid_to_image, size, FINE_CELL_PX)
     timings["locate.fine_refine"] = time.perf_counter() - t0
-
-    corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
-    corners = _ordered(_snap_to_photo(corners_work, size, gray.shape) / scale)
-    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
-    homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
-    square_px = _square_px(corners, size)
-    if not np.isfinite(corners).all():
-        raise KingdomNotFoundError(NOT_FOUND)
-    return Located(size, corners, homography, square_px, notes, timings)
+    return grid_to_image, size, notes
 
 
 def _search(
@@ -313,6 +404,7 @@ def _search(
     focus: Focus,
     timings: dict[str, float] | None = None,
     trace: _Trace | None = None,
+    min_support: float = MIN_SEAM_SUPPORT,
 ) -> tuple[np.ndarray, int, list[str]]:
     """Find, refine and check one lattice: (grid -> work homography, N, notes); raises if refused."""
     timings = {} if timings is None else timings
@@ -325,6 +417,7 @@ def _search(
     grid_to_work, size, notes = lattice
     timings["locate.lattice"] = time.perf_counter() - t0
     t0 = time.perf_counter()
+    cropped = _photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):
         if trace is not None:
             trace.candidate = (grid_to_work, size)
@@ -333,9 +426,17 @@ def _search(
         trace.candidate = (grid_to_work, size)
     timings["locate.refine"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if seam_support(gray, grid_to_work, size) < MIN_SEAM_SUPPORT:
-        raise KingdomNotFoundError(NOT_FOUND)
+    if seam_support(gray, grid_to_work, size) < min_support:
+        # A cropped board's outline is the photo's edge, with no seam to refine on or to count:
+        # its frame is the photo's, and only its inner lines must sit on seams.
+        if cropped is None or seam_support(gray, cropped, size, inner_only=True) < min_support:
+            raise KingdomNotFoundError(NOT_FOUND)
+        grid_to_work = cropped
     corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
+    sides = np.linalg.norm(corners_work - np.roll(corners_work, -1, axis=0), axis=1)
+    pairs = (sides[0] + sides[2], sides[1] + sides[3])
+    if min(pairs) < MIN_ASPECT * max(pairs):
+        raise KingdomNotFoundError(NOT_FOUND)
     height, width = gray.shape
     beyond = np.maximum(-corners_work, corners_work - [width, height]).max()
     if beyond > 0.5 * _square_px(corners_work, size):
@@ -361,11 +462,12 @@ WINDOW_STRIDE = 0.25
 
 def _search_windows(
     work: np.ndarray, gray: np.ndarray, segs: np.ndarray, grid: int | str, grayscale: bool, scale: float
-) -> tuple[np.ndarray, int, list[str]] | None:
+) -> tuple[tuple[np.ndarray, int, list[str]] | None, list[KingdomNotFoundError]]:
     """The lattice found in the most central window of the photo that holds an accepted kingdom.
 
     Windows are half the photo on each axis, a quarter apart, so a kingdom up to a quarter of the
     photo wide lies whole in one of them; each window's segments are searched on their own.
+    Returns (the lattice or None, why the windows before it were refused).
     """
     height, width = gray.shape
     norm = float(max(height, width))
@@ -373,6 +475,7 @@ def _search_windows(
     starts = np.arange(0, 1 - WINDOW_SIDE + 1e-9, WINDOW_STRIDE)
     windows = [(x, y) for y in starts for x in starts]
     windows.sort(key=lambda xy: abs(xy[0] + WINDOW_SIDE / 2 - 0.5) + abs(xy[1] + WINDOW_SIDE / 2 - 0.5))
+    refusals = []
     for x, y in windows:
         inside = (
             (mids[:, 0] >= x * width)
@@ -383,10 +486,13 @@ def _search_windows(
         centre = ((x + WINDOW_SIDE / 2 - 0.5) * width / norm, (y + WINDOW_SIDE / 2 - 0.5) * height / norm)
         focus = (centre[0], centre[1], 0.35 * WINDOW_SIDE)
         try:
-            return _search(work, gray, segs[inside], grid, grayscale, scale, focus)
-        except KingdomNotFoundError:
-            continue
-    return None
+            found = _search(
+                work, gray, segs[inside], grid, grayscale, scale, focus, min_support=MIN_WINDOW_SEAM_SUPPORT
+            )
+            return found, refusals
+        except KingdomNotFoundError as refusal:
+            refusals.append(refusal)
+    return None, refusals
 
 
 TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
@@ -416,6 +522,16 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
         return lattice
     chosen = other if off_centre(other) < off_centre(lattice) else lattice
     return chosen[0], chosen[1], [TWO_KINGDOMS_NOTE]
+
+
+def _photo_frame(grid_to_work: np.ndarray, size: int, shape: tuple[int, int]) -> np.ndarray | None:
+    """The grid -> photo homography of the whole photo when the lattice fills it (a cropped board)."""
+    corners = _frame_corners(grid_to_work, size)
+    snapped = _snap_to_photo(corners, size, shape)
+    if snapped is corners:
+        return None
+    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    return cv2.getPerspectiveTransform(frame, snapped.astype(np.float32)).astype(np.float64)
 
 
 def _snap_to_photo(corners: np.ndarray, size: int, shape: tuple[int, int]) -> np.ndarray:
@@ -487,14 +603,13 @@ def _prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float, focus: Focus = 
 
 def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) -> tuple:
     """Best common direction (a vanishing point at infinity) of a family, and its inliers."""
-    best_v, best_score, best_mask = None, -1.0, None
-    for delta in np.radians(np.arange(-4, 4.01, 0.1)):
-        v = np.array([math.cos(direction + delta), math.sin(direction + delta), 0.0])
-        mask = _consistent(v, seg.mids[member], seg.dirs[member]) < seg.tolerance[member]
-        score = seg.weights[member][mask].sum()
-        if score > best_score:
-            best_v, best_score, best_mask = v, score, mask
-    return best_v, best_mask
+    thetas = direction + np.radians(np.arange(-4, 4.01, 0.1))
+    dirs = seg.dirs[member]
+    # |sin| of the angle between every segment and every candidate direction, (candidates, segments)
+    sines = np.abs(np.outer(np.sin(thetas), dirs[:, 0]) - np.outer(np.cos(thetas), dirs[:, 1]))
+    masks = sines < seg.tolerance[member]
+    best = int(np.argmax(masks @ seg.weights[member]))
+    return np.array([math.cos(thetas[best]), math.sin(thetas[best]), 0.0]), masks[best]
 
 
 def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, focus: Focus = CENTRAL):
@@ -588,21 +703,28 @@ def _lattice(seg: _Segments, families: list, to_norm: np.ndarray, shape: tuple[i
     xa_lo, xa_hi = np.minimum(qa1[:, 0], qa2[:, 0]) * sx, np.maximum(qa1[:, 0], qa2[:, 0]) * sx
     yb_lo, yb_hi = np.minimum(qb1[:, 1], qb2[:, 1]) * sy, np.maximum(qb1[:, 1], qb2[:, 1]) * sy
     best = None
+    lines = (ya, xa_lo, xa_hi, xb, yb_lo, yb_hi)
+    extent = (*np.percentile(ya, [1, 99]), *np.percentile(xb, [1, 99]))
+    combs_x = _combs(xb, yb_lo, yb_hi, wb / wb.mean())
     for py, fy in _combs(ya, xa_lo, xa_hi, wa / wa.mean()):
-        for px, fx in _combs(xb, yb_lo, yb_hi, wb / wb.mean()):
-            found = _windows((ya, xa_lo, xa_hi, xb, yb_lo, yb_hi), (py, fy, px, fx), to_plane, shape, grid)
+        for px, fx in combs_x:
+            found = _windows(lines, extent, (py, fy, px, fx), to_plane, shape, grid)
             if found is not None and (best is None or found[0] > best[0]):
                 best = found
     return best
 
 
-def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, int], grid: int | str):
-    """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, notes)."""
+def _windows(
+    lines: tuple, extent: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, int], grid: int | str
+):
+    """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, notes).
+
+    ``extent`` is (ylo, yhi, xlo, xhi) of the segment cloud in the plane (1st-99th percentiles).
+    """
     height, width = shape
     ya, xa_lo, xa_hi, xb, yb_lo, yb_hi = lines
     py, fy, px, fx = comb
-    ylo, yhi = np.percentile(ya, [1, 99])
-    xlo, xhi = np.percentile(xb, [1, 99])
+    ylo, yhi, xlo, xhi = extent
     rows = (int(math.floor((ylo - fy) / py)) - 2, int(math.ceil((yhi - fy) / py)) + 2)
     cols = (int(math.floor((xlo - fx) / px)) - 2, int(math.ceil((xhi - fx) / px)) + 2)
     if not (3 <= rows[1] - rows[0] <= 60 and 3 <= cols[1] - cols[0] <= 60):
@@ -614,27 +736,36 @@ def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, 
     # a tile is closed on both axes; parallel plank joints or wood grain cover only one
     score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
     from_plane = np.linalg.inv(to_plane)
-    rr, cc = np.mgrid[rows[0] : rows[1], cols[0] : cols[1]]
-    centres = np.c_[(fx + (cc.ravel() + 0.5) * px), (fy + (rr.ravel() + 0.5) * py)]
-    centres_img = apply_homography(from_plane, centres).reshape(rr.shape + (2,))
+    # cell centres in the photo: the plane -> work homography applied to the separable grid
+    cx = fx + (np.arange(cols[0], cols[1]) + 0.5) * px
+    cy = fy + (np.arange(rows[0], rows[1]) + 0.5) * py
+    m = from_plane
+    den = m[2, 0] * cx[None, :] + m[2, 1] * cy[:, None] + m[2, 2]
+    centre_x = (m[0, 0] * cx[None, :] + m[0, 1] * cy[:, None] + m[0, 2]) / den
+    centre_y = (m[1, 0] * cx[None, :] + m[1, 1] * cy[:, None] + m[1, 2]) / den
     inside = (
-        (centres_img[..., 0] > -0.02 * width)
-        & (centres_img[..., 0] < 1.02 * width)
-        & (centres_img[..., 1] > -0.02 * height)
-        & (centres_img[..., 1] < 1.02 * height)
+        (centre_x > -0.02 * width)
+        & (centre_x < 1.02 * width)
+        & (centre_y > -0.02 * height)
+        & (centre_y < 1.02 * height)
     )
     sizes = (5, 7) if grid == "auto" else (int(grid),)
-    gain = score - 1.6
+    if min(score.shape) < min(sizes):
+        return None
+    # integral images once; every window size reads its box sums from them
+    sum_gain = _integral(score - 1.6)
+    sum_tiles = _integral((score >= 2.0).astype(float))
+    sum_outside = _integral((~inside).astype(float))
     best = None  # (total, n, totals, valid) of the best window size
     for n in sizes:
         if min(score.shape) < n:
             continue
-        totals = _box_sums(gain, n)
-        tiles = _box_sums((score >= 2.0).astype(float), n)
+        totals = _box(sum_gain, n)
+        tiles = _box(sum_tiles, n)
         # every cell inside the photo; a kingdom is mostly closed tiles (a 7×7 frame even more, so that
         # a 5×5 kingdom with clutter around it does not pass as Mighty Duel)
         needed = math.ceil((0.4 if n == 5 else 0.5) * n * n) - 1e-6
-        valid = (_box_sums((~inside).astype(float), n) == 0) & (tiles >= needed)
+        valid = (_box(sum_outside, n) < 0.5) & (tiles >= needed)
         if valid.any():
             total = float(totals[valid].max())
             if best is None or total > best[0]:
@@ -648,19 +779,25 @@ def _windows(lines: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, 
     apart = (np.abs(rr - r) >= n) | (np.abs(cc - c) >= n)
     if apart.any():  # another kingdom on the same lattice: keep the most central window
         options = [(r, c)] + list(zip(rr[apart], cc[apart], strict=True))
-        middles = [centres_img[a : a + n, b : b + n].reshape(-1, 2).mean(0) for a, b in options]
-        r, c = options[int(np.argmin([np.hypot(*(m - [width / 2, height / 2])) for m in middles]))]
+        middles = [
+            (centre_x[a : a + n, b : b + n].mean(), centre_y[a : a + n, b : b + n].mean()) for a, b in options
+        ]
+        r, c = options[int(np.argmin([math.hypot(x - width / 2, y - height / 2) for x, y in middles]))]
         notes.append(TWO_KINGDOMS_NOTE)
-    chosen = (total, n, int(r), int(c), 0)
-    _, n, r, c, _ = chosen
     x0, y0 = fx + (cols[0] + c) * px, fy + (rows[0] + r) * py
     grid_to_plane = np.array([[px, 0, x0], [0, py, y0], [0, 0, 1]])
     return total, from_plane @ grid_to_plane, n, notes
 
 
-def _box_sums(values: np.ndarray, n: int) -> np.ndarray:
-    """Sum of every n×n window (integral image)."""
-    integral = np.pad(values, ((1, 0), (1, 0))).cumsum(0).cumsum(1)
+def _integral(values: np.ndarray) -> np.ndarray:
+    """Integral image with a leading row and column of zeros."""
+    integral = np.zeros((values.shape[0] + 1, values.shape[1] + 1))
+    np.cumsum(np.cumsum(values, axis=0), axis=1, out=integral[1:, 1:])
+    return integral
+
+
+def _box(integral: np.ndarray, n: int) -> np.ndarray:
+    """Sum of every n×n window, read from an integral image."""
     return integral[n:, n:] - integral[:-n, n:] - integral[n:, :-n] + integral[:-n, :-n]
 
 
@@ -698,8 +835,11 @@ def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFI
     return grid_to_work @ np.linalg.inv(to_rect) @ fitted
 
 
-def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:
-    """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge."""
+def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only: bool = False) -> float:
+    """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge.
+
+    ``inner_only``: count the inner lines only (a cropped board's outline is the photo's edge).
+    """
     cell = REFINE_CELL_PX
     side = (n + 1) * cell
     to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
@@ -708,11 +848,12 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:
     ).astype(np.float32)
     reach = int(0.3 * cell)
     supported = 0
+    lines = range(1, n) if inner_only else range(n + 1)
     for grad in (
         np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)),
         np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T,
     ):
-        for k in range(n + 1):
+        for k in lines:
             rows = int(round(cell / 2 + k * cell)) + np.arange(-reach, reach + 1)
             for j in range(n):
                 profile = grad[
@@ -720,7 +861,7 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:
                 ].mean(axis=1)
                 best = int(np.argmax(profile))
                 supported += abs(best - reach) <= 3 and profile[best] >= 1.6 * (np.median(profile) + 1e-6)
-    return supported / (2 * n * (n + 1))
+    return supported / (2 * n * len(lines))
 
 
 def _fit_line(
@@ -762,13 +903,31 @@ def _fit_line(
     return line
 
 
+#: Printed tiles have pictures (trees, waves, wheat, houses): in at least MIN_TEXTURED of the squares,
+#: the median grey-level gradient in the middle of the square exceeds TEXTURE_GRADIENT (generated scenes:
+#: >= 44 % of the squares, real boards: >= 64 %). Squares of flat colour (a drawing, a paint chart, a
+#: mosaic) stay under 1 (noise); a median is not raised by a seam crossing a wrongly placed cell.
+TEXTURE_GRADIENT = 1.5
+MIN_TEXTURED = 0.2
+
+
 def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale: bool) -> None:
     """Reject lattices whose squares do not look like Kingdomino terrain (a chessboard, a tiled floor)."""
-    if grayscale:
-        return
     cell = 24
     to_rect = np.array([[cell, 0, 0], [0, cell, 0], [0, 0, 1]])
     rect = cv2.warpPerspective(work, to_rect @ np.linalg.inv(grid_to_work), (n * cell, n * cell))
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gradient = (
+        np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    )
+    middles = gradient.reshape(n, cell, n, cell).transpose(0, 2, 1, 3)[:, :, 4:-4, 4:-4].reshape(n * n, -1)
+    if (np.median(middles, axis=1) > TEXTURE_GRADIENT).mean() < MIN_TEXTURED:
+        raise KingdomNotFoundError(
+            "a grid was found, but its squares are plain colour, without the pictures printed on "
+            "Kingdomino tiles (a drawing or a pattern?), not a kingdom"
+        )
+    if grayscale:
+        return
     hsv = cv2.cvtColor(rect, cv2.COLOR_BGR2HSV)
     saturation = hsv[..., 1].reshape(n, cell, n, cell).transpose(0, 2, 1, 3).reshape(n * n, -1)
     colourful = (np.median(saturation, axis=1) >= 70).mean()

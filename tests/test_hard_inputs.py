@@ -94,6 +94,36 @@ def graph_paper_photo(seed: int = 8) -> np.ndarray:
     )
 
 
+def flat_squares_photo(seed: int = 9, fill: bool = False) -> np.ndarray:
+    """A 5×5 grid of flat-colour squares in Kingdomino's colours with dark seams, at a slant on a table
+    (or filling the photo): a lattice of colourful squares, but without the pictures printed on tiles."""
+    rng = np.random.default_rng(seed)
+    colours = np.array(  # BGR: wheat, forest, lake, grassland, swamp, mine
+        [[40, 200, 230], [40, 110, 40], [200, 120, 30], [60, 200, 120], [120, 140, 150], [40, 50, 60]],
+        np.uint8,
+    )
+    cell, seam, side = 100, 2, 500
+    board = np.full((side, side, 3), 35, np.uint8)
+    for row in range(5):
+        for col in range(5):
+            board[
+                row * cell + seam : (row + 1) * cell - seam, col * cell + seam : (col + 1) * cell - seam
+            ] = colours[rng.integers(len(colours))]
+    if fill:
+        photo = board
+    else:
+        source = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+        target = np.float32([[520, 260], [1120, 310], [1160, 920], [470, 870]])
+        warp = cv2.getPerspectiveTransform(source, target)
+        mask = cv2.warpPerspective(np.full((side, side), 255, np.uint8), warp, (1600, 1200))
+        photo = np.where(
+            mask[..., None] > 0,
+            cv2.warpPerspective(board, warp, (1600, 1200)),
+            table_texture(1200, 1600, seed),
+        )
+    return np.clip(photo + rng.normal(0, 3, photo.shape), 0, 255).astype(np.uint8)
+
+
 def jpeg_bytes(image: np.ndarray, quality: int = 92) -> bytes:
     ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
@@ -238,6 +268,8 @@ def test_scan_command_reports_each_bad_photo_and_scans_the_others(scene: Scene, 
         pytest.param(lambda scene: table_texture(1200, 1600, 4), id="empty-table"),
         pytest.param(lambda scene: chessboard_photo(6), id="chessboard"),
         pytest.param(lambda scene: graph_paper_photo(), id="graph-paper"),
+        pytest.param(lambda scene: flat_squares_photo(), id="flat-colour-squares"),
+        pytest.param(lambda scene: flat_squares_photo(fill=True), id="flat-colour-squares-cropped"),
         pytest.param(lambda scene: np.zeros((480, 640, 3), np.uint8), id="black"),
         pytest.param(lambda scene: np.full((480, 640, 3), 255, np.uint8), id="white"),
         pytest.param(
@@ -251,6 +283,11 @@ def test_photos_without_a_kingdom_raise_a_scan_error(scanner, scene: Scene, make
     with pytest.raises(ScanError) as caught:
         scanner.scan(jpeg_bytes(make_photo(scene)))
     assert str(caught.value).strip() and "\n" not in str(caught.value)
+
+
+def test_flat_colour_squares_are_refused_for_lacking_the_printed_pictures(scanner) -> None:
+    with pytest.raises(ScanError, match="plain colour"):
+        scanner.scan(jpeg_bytes(flat_squares_photo(fill=True)))
 
 
 # --- inputs that must work ---------------------------------------------------------------------------
