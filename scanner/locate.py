@@ -814,21 +814,16 @@ def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFI
     gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
-    fitted_h, fitted_v = [], []
-    for k in range(n + 1):
-        base = int(round(cell / 2 + k * cell))
-        fitted_h.append(_fit_line(gy, base, offsets, n, cell, transpose=False))
-        fitted_v.append(_fit_line(gx, base, offsets, n, cell, transpose=True))
-    src, dst = [], []
-    for k, hline in enumerate(fitted_h):
-        for j, vline in enumerate(fitted_v):
-            point = np.cross(hline, vline)
-            if abs(point[2]) < 1e-9:
-                continue
-            src.append([j, k])
-            dst.append(point[:2] / point[2])
-    if len(src) < 4:
+    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
+    fitted_h = _fit_lines(gy, bases, offsets, n, cell)
+    fitted_v = _fit_lines(gx.T, bases, offsets, n, cell)[:, [1, 0, 2]]  # fitted as rows, then transposed
+    points = np.cross(fitted_h[:, None, :], fitted_v[None, :, :])  # (k, j, 3): line k meets line j
+    kk, jj = np.mgrid[0 : n + 1, 0 : n + 1]
+    meet = np.abs(points[..., 2]) >= 1e-9
+    if meet.sum() < 4:
         return grid_to_work
+    src = np.c_[jj[meet], kk[meet]]
+    dst = points[meet][:, :2] / points[meet][:, 2:3]
     fitted, _ = cv2.findHomography(np.float32(src), np.float32(dst), 0)
     if fitted is None:
         return grid_to_work
@@ -847,60 +842,82 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only:
         gray, to_rect @ np.linalg.inv(grid_to_work), (side, side), borderMode=cv2.BORDER_REPLICATE
     ).astype(np.float32)
     reach = int(0.3 * cell)
+    offsets = np.arange(-reach, reach + 1)
     supported = 0
-    lines = range(1, n) if inner_only else range(n + 1)
+    lines = np.arange(1, n) if inner_only else np.arange(n + 1)
+    bases = np.round(cell / 2 + lines * cell).astype(int)
     for grad in (
         np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)),
         np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T,
     ):
-        for k in lines:
-            rows = int(round(cell / 2 + k * cell)) + np.arange(-reach, reach + 1)
-            for j in range(n):
-                profile = grad[
-                    rows, int(cell / 2 + (j + 0.1) * cell) : int(cell / 2 + (j + 0.9) * cell)
-                ].mean(axis=1)
-                best = int(np.argmax(profile))
-                supported += abs(best - reach) <= 3 and profile[best] >= 1.6 * (np.median(profile) + 1e-6)
+        profiles = _cell_profiles(grad, bases, offsets, n, cell)  # (lines, offsets, n)
+        best = np.argmax(profiles, axis=1)
+        peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
+        on_seam = (np.abs(best - reach) <= 3) & (peak >= 1.6 * (np.median(profiles, axis=1) + 1e-6))
+        supported += int(on_seam.sum())
     return supported / (2 * n * len(lines))
 
 
-def _fit_line(
-    grad: np.ndarray, base: int, offsets: np.ndarray, n: int, cell: int, transpose: bool
-) -> np.ndarray:
-    """Homogeneous line (rectified px) through the seam nearest to row/column ``base``."""
-    if transpose:
-        grad = grad.T
-    points, weights = [], []
-    for j in range(n):
-        x0 = int(cell / 2 + (j + 0.1) * cell)
-        x1 = int(cell / 2 + (j + 0.9) * cell)
-        rows = np.clip(base + offsets, 0, grad.shape[0] - 1)
-        profile = grad[rows, x0:x1].mean(axis=1)
-        profile = np.convolve(profile, [0.25, 0.5, 0.25], mode="same")
-        best = int(np.argmax(profile))
-        contrast = profile[best] / (np.median(profile) + 1e-6)
-        if contrast < 1.6 or best in (0, len(profile) - 1):
-            continue
-        points.append([(x0 + x1) / 2, base + offsets[best]])
-        weights.append(contrast)
-    nominal = np.array([0.0, 1.0, -float(base)])
-    if len(points) < max(2, n // 2):
-        line = nominal
-    else:
-        pts = np.array(points)
-        wts = np.array(weights)
-        for _ in range(2):  # weighted least squares y = a x + b, drop points far from the fit
-            a, b = np.polyfit(pts[:, 0], pts[:, 1], 1, w=wts)
-            residual = np.abs(pts[:, 1] - (a * pts[:, 0] + b))
-            keep = residual < max(2.0, 0.05 * cell)
-            if keep.sum() < 2:
-                break
-            pts, wts = pts[keep], wts[keep]
-        a, b = np.polyfit(pts[:, 0], pts[:, 1], 1, w=wts) if len(pts) >= 2 else (0.0, float(base))
-        line = np.array([-a, 1.0, -b])
-    if transpose:
-        line = np.array([line[1], line[0], line[2]])
-    return line
+def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int) -> np.ndarray:
+    """Mean gradient along rows ``bases + offsets`` over the middle 80 % of each cell: (lines, offsets, n)."""
+    rows = np.clip(np.asarray(bases).reshape(-1, 1) + offsets, 0, grad.shape[0] - 1)
+    sums = np.zeros(rows.shape + (grad.shape[1] + 1,), np.float64)
+    np.cumsum(grad[rows], axis=2, out=sums[:, :, 1:])
+    starts, ends = _cell_spans(n, cell)
+    return (sums[:, :, ends] - sums[:, :, starts]) / (ends - starts)
+
+
+def _cell_spans(n: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
+    """First and past-the-end pixel of the middle 80 % of each cell along a rectified line."""
+    starts = (cell / 2 + (np.arange(n) + 0.1) * cell).astype(int)
+    return starts, (cell / 2 + (np.arange(n) + 0.9) * cell).astype(int)
+
+
+def _fit_lines(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int) -> np.ndarray:
+    """Homogeneous lines (rectified px), one through the seam nearest to each row ``bases[k]``: (lines, 3).
+
+    Each cell votes for the strongest gradient row near the line (if it stands out of its profile);
+    a weighted least-squares line through the votes drops the far ones twice; too few votes keep the
+    nominal line.
+    """
+    profiles = _cell_profiles(grad, bases, offsets, n, cell)
+    padded = np.pad(profiles, ((0, 0), (1, 1), (0, 0)))
+    profiles = 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]  # [1/4, 1/2, 1/4]
+    best = np.argmax(profiles, axis=1)  # (lines, n)
+    peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
+    contrast = peak / (np.median(profiles, axis=1) + 1e-6)
+    votes = (contrast >= 1.6) & (best > 0) & (best < len(offsets) - 1)
+    starts, ends = _cell_spans(n, cell)
+    x = np.broadcast_to((starts + ends) / 2, best.shape)
+    y = np.asarray(bases).reshape(-1, 1) + offsets[best]
+    enough = votes.sum(axis=1) >= max(2, n // 2)
+    active = enough.copy()
+    for _ in range(2):  # weighted least squares y = a x + b, drop points far from the fit
+        a, b = _weighted_lines(x, y, contrast, votes)
+        kept = votes & (np.abs(y - (a[:, None] * x + b[:, None])) < max(2.0, 0.05 * cell))
+        active &= kept.sum(axis=1) >= 2
+        votes = np.where(active[:, None], kept, votes)
+    a, b = _weighted_lines(x, y, contrast, votes)
+    lines = np.c_[-a, np.ones(len(a)), -b]
+    lines[~enough] = np.c_[np.zeros((~enough).sum()), np.ones((~enough).sum()), -np.asarray(bases)[~enough]]
+    return lines
+
+
+def _weighted_lines(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: (a, b) of y = a x + b minimising sum((w (y - a x - b))^2) over the masked points,
+    as np.polyfit(x, y, 1, w=w) would; (0, mean y) when the points do not spread along x."""
+    w2 = np.where(mask, w * w, 0.0)
+    total = np.maximum(w2.sum(axis=1), 1e-12)
+    mean_x = (w2 * x).sum(axis=1) / total
+    mean_y = (w2 * y).sum(axis=1) / total
+    dx = x - mean_x[:, None]
+    spread = (w2 * dx * dx).sum(axis=1)
+    a = np.where(
+        spread > 1e-12, (w2 * dx * (y - mean_y[:, None])).sum(axis=1) / np.maximum(spread, 1e-12), 0.0
+    )
+    return a, mean_y - a * mean_x
 
 
 #: Printed tiles have pictures (trees, waves, wheat, houses): in at least MIN_TEXTURED of the squares,
