@@ -737,6 +737,9 @@ def _windows(
     along = vertical[:-1].T + vertical[1:].T  # left + right
     # a tile is closed on both axes; parallel plank joints or wood grain cover only one
     score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
+    sizes = (5, 7) if grid == "auto" else (int(grid),)
+    if (score >= 2.0).sum() < min(_needed_tiles(n) for n in sizes):
+        return None  # too few closed cells in the whole lattice for any window to be a kingdom
     from_plane = np.linalg.inv(to_plane)
     # cell centres in the photo: the plane -> work homography applied to the separable grid
     cx = fx + (np.arange(cols[0], cols[1]) + 0.5) * px
@@ -751,7 +754,6 @@ def _windows(
         & (centre_y > -0.02 * height)
         & (centre_y < 1.02 * height)
     )
-    sizes = (5, 7) if grid == "auto" else (int(grid),)
     if min(score.shape) < min(sizes):
         return None
     # integral images once; every window size reads its box sums from them
@@ -764,10 +766,7 @@ def _windows(
             continue
         totals = _box(sum_gain, n)
         tiles = _box(sum_tiles, n)
-        # every cell inside the photo; a kingdom is mostly closed tiles (a 7×7 frame even more, so that
-        # a 5×5 kingdom with clutter around it does not pass as Mighty Duel)
-        needed = math.ceil((0.4 if n == 5 else 0.5) * n * n) - 1e-6
-        valid = (_box(sum_outside, n) < 0.5) & (tiles >= needed)
+        valid = (_box(sum_outside, n) < 0.5) & (tiles >= _needed_tiles(n) - 1e-6)  # all inside the photo
         if valid.any():
             total = float(totals[valid].max())
             if best is None or total > best[0]:
@@ -789,6 +788,12 @@ def _windows(
     x0, y0 = fx + (cols[0] + c) * px, fy + (rows[0] + r) * py
     grid_to_plane = np.array([[px, 0, x0], [0, py, y0], [0, 0, 1]])
     return total, from_plane @ grid_to_plane, n, notes
+
+
+def _needed_tiles(n: int) -> int:
+    """Closed tiles an N×N window needs: a kingdom is mostly tiles (a 7×7 frame even more, so that a
+    5×5 kingdom with clutter around it does not pass as Mighty Duel)."""
+    return math.ceil((0.4 if n == 5 else 0.5) * n * n)
 
 
 def _integral(values: np.ndarray) -> np.ndarray:
