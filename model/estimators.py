@@ -10,6 +10,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from model.features import FeatureConfig, block_sizes
 from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
 from scanner.kingdom import MAX_CROWN_DIGIT
 from scanner.reading import LABELS
@@ -75,6 +76,66 @@ class TerrainCrownEstimator(ClassifierMixin, BaseEstimator):
         return self.classes_[self.predict_proba(features).argmax(axis=1)]
 
 
+class CrownExpert(ClassifierMixin, BaseEstimator):
+    """A joint model times a crown-count model that sees only crown features (a product of experts).
+
+    The crown model learns "how many crown icons" from the crown blocks and gradient histograms of every
+    square (castles and empty squares count as 0), so it cannot read the count off a terrain's artwork,
+    which the joint model does (a 1-crown and a 2-crown mine differ in more than their crowns). The joint
+    model does not see the crown-template block. p(label) ∝ p_joint(label) · p_crowns(crowns of label)^weight.
+    """
+
+    def __init__(
+        self,
+        joint,
+        crown_model,
+        crown_blocks: tuple[str, ...] = ("hog", "crown", "crown_map", "crown_tmpl"),
+        crown_only_blocks: tuple[str, ...] = ("crown_tmpl",),
+        weight: float = 0.5,
+    ) -> None:
+        self.joint = joint
+        self.crown_model = crown_model
+        self.crown_blocks = crown_blocks
+        self.crown_only_blocks = crown_only_blocks
+        self.weight = weight
+
+    def fit(self, features: np.ndarray, labels: np.ndarray) -> CrownExpert:
+        """Fit on features of the default FeatureConfig (the columns of each block are kept)."""
+        self.joint_columns_ = block_columns(self.crown_only_blocks, keep=False)
+        self.crown_columns_ = block_columns(self.crown_blocks)
+        self.joint_ = clone(self.joint).fit(features[:, self.joint_columns_], labels)
+        self.crown_model_ = clone(self.crown_model).fit(
+            features[:, self.crown_columns_], LABEL_CROWNS[labels]
+        )
+        self.classes_ = self.joint_.classes_
+        return self
+
+    def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        joint = np.log(np.clip(self.joint_.predict_proba(features[:, self.joint_columns_]), 1e-9, 1.0))
+        crowns = np.full((len(features), MAX_CROWN_DIGIT + 1), 1e-9)
+        crowns[:, self.crown_model_.classes_] = self.crown_model_.predict_proba(
+            features[:, self.crown_columns_]
+        )
+        log_p = joint + self.weight * np.log(np.clip(crowns, 1e-9, 1.0))[:, LABEL_CROWNS[self.classes_]]
+        probabilities = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        return self.classes_[self.predict_proba(features).argmax(axis=1)]
+
+
+def block_columns(
+    names: tuple[str, ...], config: FeatureConfig | None = None, keep: bool = True
+) -> np.ndarray:
+    """Column indices of the named feature blocks (or, with keep=False, of all the other blocks)."""
+    columns, start = [], 0
+    for name, width in block_sizes(config or FeatureConfig()):
+        if (name in names) == keep:
+            columns.append(np.arange(start, start + width))
+        start += width
+    return np.concatenate(columns)
+
+
 def make_estimator(name: str, seed: int = 0):
     """A fresh, unfitted estimator with predict_proba over the joint label indices."""
     if name == "logistic":
@@ -102,10 +163,29 @@ def make_estimator(name: str, seed: int = 0):
             make_estimator("mlp_strong", seed)
         ]
         return GeometricEnsemble(members, [1.0, 1.0, 1.0, 3.0], n_jobs=2)
+    if name in ("mlp_crowns", "mlp_mix_crowns"):  # joint model × crown-count expert on crown features
+        crown_model = make_pipeline(
+            StandardScaler(),
+            MLPClassifier(
+                hidden_layer_sizes=(256,), alpha=1e-2, batch_size=256, max_iter=40, random_state=seed
+            ),
+        )
+        return CrownExpert(make_estimator(name.removesuffix("_crowns"), seed), crown_model, weight=0.5)
     if name == "ensemble":
         return GeometricEnsemble([make_estimator("logistic", seed), make_estimator("mlp", seed)], [1.0, 1.0])
     raise ValueError(f"unknown estimator {name!r}")
 
 
-ESTIMATOR_NAMES = ("logistic", "mlp", "mlp_wide", "mlp_strong", "mlp_bag", "mlp_mix", "ensemble", "factored")
-DEFAULT_ESTIMATOR = "mlp_mix"
+ESTIMATOR_NAMES = (
+    "logistic",
+    "mlp",
+    "mlp_wide",
+    "mlp_strong",
+    "mlp_bag",
+    "mlp_mix",
+    "ensemble",
+    "factored",
+    "mlp_crowns",
+    "mlp_mix_crowns",
+)
+DEFAULT_ESTIMATOR = "mlp_mix_crowns"

@@ -46,6 +46,14 @@ MODEL_CARD = Path(__file__).resolve().parent / "MODEL.md"
 OOF_PATH = REPO / "out" / "oof_board_probs.npz"
 
 
+#: Tiles whose folder label looked wrong on the contact sheet of misread tiles (not relabelled).
+SUSPECT_LABELS = (
+    ("tiles_spetryk/swamp_1/IMG_4106_26.jpg", "a mine with 2 crowns"),
+    ("tiles_spetryk/swamp_1/IMG_4111_5.jpg", "a mine with 1 crown"),
+    ("tiles_spetryk/wheat_0/kd24_6.jpg", "a grassland"),
+)
+
+
 def fit_temperature(log_probabilities: np.ndarray, truth: np.ndarray) -> float:
     """Softmax temperature minimising the out-of-fold negative log-likelihood (grid search)."""
     best, best_loss = 1.0, np.inf
@@ -242,10 +250,17 @@ def evaluate(
         "and lightness histograms with centre/overall means; uniform LBP at radii 1 and 2; "
         "gradient-orientation histograms (8 bins) on 8 px and 16 px cells with block normalisation; "
         "ring-pooled gradient orientation relative to the centre; crown-icon masks (gold near white rim) "
-        "with edge amounts and blob counts; 8×8 Lab thumbnail.",
+        "with edge amounts and blob counts; 8×8 Lab thumbnail; a crown-icon template (the mean of the 7 "
+        "upright crowns of board 1.jpg, 17×21 px) matched in its 4 quarter turns on the whiteness (smallest "
+        "channel after a white-patch correction) of the crop: the 6 strongest separate peaks and how many "
+        "pass each of 6 levels.",
         "- Quarter turns are exact column permutations of the features: the classifier averages the "
         "log-probabilities over the 4 turns, so a turned square reads the same.",
         f"- Estimator: `{estimator_name}` = `{' '.join(repr(make_estimator(estimator_name)).split())}`",
+        "- The `_crowns` estimators multiply a joint model (which does not see the template block) with a "
+        "crown-count model (MLP on the gradient histograms and the crown blocks of every square; castles and "
+        "empty squares count 0), p ∝ p_joint · p_crowns^0.5: the crown model has to count icons, while the "
+        "joint model also leans on a terrain's artwork, which hints at the count but does not decide it.",
         f"- Joint 18-class output (terrain + crowns, only combinations in the box). Softmax temperature "
         f"{temperature:.3f} fitted on the out-of-fold predictions (stored in `model/calibration.json`, "
         "used by `kingdomino train`).",
@@ -313,6 +328,13 @@ def evaluate(
             )
             board_errors.append(f"| {name} | {score_diff:+d} | {details} |")
     lines += [
+        "- Label check: a contact sheet of the misread tiles (crowns are visible at 63 px on nearly all of "
+        f"them) shows {len(SUSPECT_LABELS)} tiles whose folder label looks wrong; they are left as labelled "
+        "and counted as errors above: "
+        + ", ".join(f"`{name}` ({note})" for name, note in SUSPECT_LABELS)
+        + ".",
+        "- Most other tile errors are sloppy crops (a neighbour's crowns or half a neighbour in the crop), "
+        "glare that washes a square out, and mines read with one crown too many or too few.",
         "",
         "| board | score error | wrong squares (row,col) truth→read |",
         "|---|---|---|",
@@ -332,7 +354,8 @@ def evaluate(
         f"({platform.machine()}, 2-core machine shared with other jobs).",
         "- Training the packaged model from scratch: augmentation + features "
         f"{meta.get('feature_seconds', '?')} s "
-        f"(then cached under `out/cache`) + fit {meta.get('fit_seconds', '?')} s, on the shared machine.",
+        "(then cached under `out/cache`, one file per feature block) + fit "
+        f"{meta.get('fit_seconds', '?')} s, on the shared machine.",
         f"- This cross-validation: {cv_seconds:.0f} s.",
         "",
         "## Commands",

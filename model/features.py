@@ -9,7 +9,10 @@ Groups (each can be switched off in FeatureConfig to measure what it brings):
 - ring: gradient orientation relative to the centre, pooled in rings (shape, rotation invariant);
 - crown: masks of crown-gold and crown-outline white pixels, their amounts along the edges and blob counts;
 - crown_map: where those pixels are, on an 8×8 grid (lets the estimator count icons in a row);
-- pixels: a coarse Lab thumbnail.
+- pixels: a coarse Lab thumbnail;
+- crown_tmpl: a crown-icon template (white rim, 17×21 px at SIDE) matched in its four quarter turns on the
+  "whiteness" (smallest channel after white-patch) of the crop; the strongest separate peaks, sorted, and how
+  many pass each of a few levels: a direct count of crown icons.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class FeatureConfig:
     crown: bool = True
     crown_map: bool = True
     pixels: bool = True
+    crown_tmpl: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -47,7 +51,7 @@ def normalise_crops(images: Sequence[np.ndarray]) -> np.ndarray:
     """Stack crops as (n, SIDE, SIDE, 3) uint8 BGR; grey or BGRA input is converted."""
     out = np.empty((len(images), SIDE, SIDE, 3), dtype=np.uint8)
     for index, image in enumerate(images):
-        if image.ndim == 2:
+        if image.ndim == 2 or image.shape[2] == 1:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         elif image.shape[2] == 4:
             image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
@@ -233,6 +237,74 @@ def _crown_features(hsv: np.ndarray) -> np.ndarray:
     return np.hstack([amounts, blob_counts])
 
 
+def _white_patch(bgr: np.ndarray) -> np.ndarray:
+    """Each channel scaled so its 99th percentile is white (the crown rims, a white castle or rock).
+
+    A warm or cold cast of the lamp moves the white rims of crown icons off white; this puts them back.
+    """
+    out = np.empty_like(bgr)
+    levels = np.arange(256, dtype=np.float32)
+    for index, image in enumerate(bgr):
+        lut = np.empty((1, 256, 3), dtype=np.uint8)
+        for channel in range(3):
+            counts = cv2.calcHist([image], [channel], None, [256], [0, 256]).ravel()
+            top = int(np.searchsorted(np.cumsum(counts), 0.99 * counts.sum()))
+            gain = min(max(255.0 / max(top, 1), 0.8), 3.0)
+            lut[0, :, channel] = np.minimum(levels * gain, 255.0).astype(np.uint8)
+        out[index] = cv2.LUT(image, lut)
+    return out
+
+
+#: Whiteness (smallest BGR channel after white-patch) of a crown icon at SIDE px per square, 17×21, upright:
+#: the mean of the 7 upright crowns of data/real/boards/1.jpg, aligned by template matching.
+_CROWN_TEMPLATE = np.frombuffer(
+    bytes.fromhex(
+        "383a393432323233332d2e2f2f2f2e2c292b2e32333534323136424d42342f36474a3f322f302f2f3034343944464c76"
+        "8c78473251818b6f44464f47362f2f3d5f898979987e86663f6e93868b6782957f4d393844809b9f93977782794c7786"
+        "7b967d9b9a98704a4c4080949096917a7a847d81686e9399827d91794b4e38698b797873585e545950445d6669575b7f"
+        "5e404b3450847a5c393036322a26283b38364c6676423646323e74785732212d26151120302b3054745c31333f2c326a"
+        "7a543e2e2d291b1a282e35465f7a4c30363a2d2f6293756853382f343338344964768d4f34303132315f9aadb6a18267"
+        "565c697687a09c915638303332325390a9c5cccdbfb2b8c0c3bdaf9c874e393335312b36618fa4aab3bbc2c2b9aeaba0"
+        "8d603a3332332c23223049607887949b99918c81694e3a3234322e2c2420252a2b313e4c4f4a45463e352f2c3237322a"
+        "2c28292a29282b343c3b35323434302b2a3037342c"
+    ),
+    dtype=np.uint8,
+).reshape(17, 21)
+_CROWN_TEMPLATES = [
+    np.ascontiguousarray(np.rot90(_CROWN_TEMPLATE, turns)).astype(np.float32) for turns in range(4)
+]
+TEMPLATE_PEAKS = 6
+TEMPLATE_LEVELS = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+
+
+def _crown_template_features(crops: np.ndarray) -> np.ndarray:
+    """Best separate matches of the crown template (any quarter turn), sorted, and counts above levels.
+
+    Each turn's correlation map is placed at the template's centre (odd sizes: a turned crop gives the
+    turned map exactly); peaks are local maxima of the best map over a 9×9 window.
+    """
+    balanced = _white_patch(crops)
+    whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2]).astype(
+        np.float32
+    )
+    n = len(crops)
+    kernel = np.ones((9, 9), np.uint8)
+    peaks = np.zeros((n, TEMPLATE_PEAKS), dtype=np.float32)
+    for index, image in enumerate(whiteness):
+        best = np.full((SIDE, SIDE), -1.0, dtype=np.float32)
+        for template in _CROWN_TEMPLATES:
+            height, width = template.shape
+            scores = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+            top, left = height // 2, width // 2
+            region = best[top : top + scores.shape[0], left : left + scores.shape[1]]
+            np.fmax(region, scores, out=region)  # fmax: a flat patch's NaN score is ignored
+        local = (best >= cv2.dilate(best, kernel)) & (best > 0.2)
+        values = np.sort(best[local])[::-1][:TEMPLATE_PEAKS]
+        peaks[index, : len(values)] = values
+    counts = np.stack([(peaks >= level).sum(axis=1) for level in TEMPLATE_LEVELS], axis=1)
+    return np.hstack([peaks, counts.astype(np.float32) / 3.0])
+
+
 def _lab_thumbnails(lab: np.ndarray) -> np.ndarray:
     """(n, THUMB, THUMB, 3) block means of the Lab crops, scaled to 0-1."""
     return _block_means(lab.astype(np.float32) / 255.0)
@@ -243,11 +315,23 @@ def _block_means(images: np.ndarray) -> np.ndarray:
     return np.stack([cv2.resize(image, (THUMB, THUMB), interpolation=cv2.INTER_AREA) for image in images])
 
 
-def _block_sizes(config: FeatureConfig) -> list[tuple[str, int]]:
+BLOCKS = (
+    "colour",
+    "lbp",
+    "hog",
+    "ring",
+    "crown",
+    "crown_map",
+    "pixels",
+    "crown_tmpl",
+)
+
+
+def block_sizes(config: FeatureConfig) -> list[tuple[str, int]]:
     """(name, width) of each feature block in extraction order."""
     probe = np.zeros((1, SIDE, SIDE, 3), dtype=np.uint8)
     sizes = []
-    for name in ("colour", "lbp", "hog", "ring", "crown", "crown_map", "pixels"):
+    for name in BLOCKS:
         if getattr(config, name):
             only = FeatureConfig(**{key: key == name for key in config.to_dict()})
             sizes.append((name, extract_features(probe, only).shape[1]))
@@ -262,7 +346,7 @@ def rotation_permutation(config: FeatureConfig, quarter_turns: int) -> np.ndarra
     """
     columns = []
     start = 0
-    for name, width in _block_sizes(config):
+    for name, width in block_sizes(config):
         index = np.arange(start, start + width)
         if name == "hog":
             pieces, offset = [], 0
@@ -312,6 +396,8 @@ def extract_features(
         parts.append(_crown_map_features(hsv))
     if config.pixels:
         parts.append(lab_thumbs.reshape(len(lab_thumbs), -1))
+    if config.crown_tmpl:
+        parts.append(_crown_template_features(crops))
     return np.hstack(parts).astype(np.float32)
 
 

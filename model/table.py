@@ -1,7 +1,9 @@
 """The feature table for training and cross-validation: real squares, augmented copies, synthetic tables.
 
-Features are computed once per crop and cached under out/ (git-ignored), because augmentation and feature
-extraction dominate the run time; quarter turns are free (a column permutation, see features.py).
+Features are computed once per crop and cached under out/ (git-ignored), one file per feature block, because
+augmentation and feature extraction dominate the run time: a new or changed block recomputes only itself
+(the augmented crops are regenerated from the same seed). Quarter turns are free (a column permutation,
+see features.py).
 Every augmented copy keeps the id of its original, so cross-validation can keep both on one side.
 """
 
@@ -25,7 +27,7 @@ from model.dataset import (
     load_boards,
     load_tiles,
 )
-from model.features import FeatureConfig, extract_features
+from model.features import BLOCKS, FeatureConfig, block_sizes, extract_features
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
 
@@ -34,6 +36,8 @@ EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
 TABLE_VERSION = 7  # bump when augmentation changes, to invalidate caches
+BLOCK_VERSIONS: dict[str, int] = {}  # bump a block's version when its features change (default 1)
+ROW_FIELDS = ("labels", "groups", "sources", "original", "sample", "names")
 
 
 @dataclass(frozen=True)
@@ -69,11 +73,29 @@ class FeatureTable:
     build_seconds: float = 0.0  # time it took to augment and extract everything (kept in the cache)
 
 
-def cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path) -> str:
-    """Digest of everything the table depends on (the label file, the configs, the table version)."""
+def _rows_key(plan: AugmentPlan, data_dir: Path) -> str:
+    """Digest of what the rows (crops and labels) depend on: the label file, the plan, the table version."""
     labels_digest = hashlib.sha256((data_dir / "labels.json").read_bytes()).hexdigest()[:12]
-    text = json.dumps([TABLE_VERSION, config.to_dict(), plan.to_dict(), labels_digest], sort_keys=True)
+    text = json.dumps([TABLE_VERSION, plan.to_dict(), labels_digest], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _block_versions(config: FeatureConfig) -> dict[str, int]:
+    return {name: BLOCK_VERSIONS.get(name, 1) for name in BLOCKS if getattr(config, name)}
+
+
+def cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path) -> str:
+    """Digest of everything the table depends on (the rows and the version of every feature block used)."""
+    text = json.dumps([_rows_key(plan, data_dir), _block_versions(config)], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _tag(name: str) -> str:
+    return f"{name}-v{BLOCK_VERSIONS.get(name, 1)}"
+
+
+def _block_path(rows_key: str, name: str) -> Path:
+    return CACHE_DIR / f"block-{rows_key}-{_tag(name)}.npy"
 
 
 def _augmented_crops(
@@ -105,20 +127,10 @@ def _augmented_crops(
     return crops, origins
 
 
-def build_table(
-    config: FeatureConfig = DEFAULT_FEATURES,
-    plan: AugmentPlan = DEFAULT_PLAN,
-    data_dir: Path = DEFAULT_DATA_DIR,
-    use_cache: bool = True,
-    verbose: bool = False,
-) -> FeatureTable:
-    """Features of every real square, its augmented copies and the synthetic tables (cached)."""
-    cache = CACHE_DIR / f"table-{cache_key(config, plan, data_dir)}.npz"
-    if use_cache and cache.exists():
-        with np.load(cache, allow_pickle=False) as stored:
-            fields = {field: stored[field] for field in FeatureTable.__dataclass_fields__ if field in stored}
-            return FeatureTable(**fields | {"build_seconds": float(fields.get("build_seconds", 0.0))})
-    started = time.perf_counter()
+def _crops_and_rows(
+    plan: AugmentPlan, data_dir: Path, verbose: bool
+) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+    """Every crop of the table (real squares, augmented copies, synthetic tables) and its row fields."""
     rng = np.random.default_rng(plan.seed)
     photos = load_boards(data_dir)
     squares = load_board_squares(photos)
@@ -136,27 +148,73 @@ def build_table(
     ]
     synthetic = [augment.degrade(augment.relight(image, rng, 0.5), rng) for image in synthetic]
     n_real, n_copies = len(squares), len(copies)
-    features = extract_features(squares.images + copies + synthetic, config)
     origin_index = np.concatenate([np.arange(n_real), np.asarray(origins, dtype=np.int64)])
     groups = np.asarray(squares.groups)[origin_index]
-    table = FeatureTable(
-        features=features,
-        labels=np.concatenate(
+    rows = {
+        "labels": np.concatenate(
             [np.asarray(squares.labels)[origin_index], np.full(len(synthetic), EMPTY_LABEL)]
         ),
-        groups=np.concatenate([groups, [f"synthetic-{i}" for i in range(len(synthetic))]]),
-        sources=np.concatenate(
+        "groups": np.concatenate([groups, [f"synthetic-{i}" for i in range(len(synthetic))]]),
+        "sources": np.concatenate(
             [np.asarray(squares.sources)[origin_index], [SYNTHETIC_SOURCE] * len(synthetic)]
         ),
-        original=np.concatenate([np.ones(n_real, bool), np.zeros(n_copies + len(synthetic), bool)]),
-        sample=np.concatenate([origin_index, -1 - np.arange(len(synthetic))]),
-        names=np.concatenate([np.asarray(squares.names)[origin_index], [""] * len(synthetic)]),
-        build_seconds=round(time.perf_counter() - started, 1),
+        "original": np.concatenate([np.ones(n_real, bool), np.zeros(n_copies + len(synthetic), bool)]),
+        "sample": np.concatenate([origin_index, -1 - np.arange(len(synthetic))]),
+        "names": np.concatenate([np.asarray(squares.names)[origin_index], [""] * len(synthetic)]),
+    }
+    return squares.images + copies + synthetic, rows
+
+
+def build_table(
+    config: FeatureConfig = DEFAULT_FEATURES,
+    plan: AugmentPlan = DEFAULT_PLAN,
+    data_dir: Path = DEFAULT_DATA_DIR,
+    use_cache: bool = True,
+    verbose: bool = False,
+) -> FeatureTable:
+    """Features of every real square, its augmented copies and the synthetic tables (cached per block).
+
+    ``build_seconds`` is the time augmentation and every used block took when they were computed.
+    """
+    rows_key = _rows_key(plan, data_dir)
+    rows_path = CACHE_DIR / f"rows-{rows_key}.npz"
+    names = [name for name in BLOCKS if getattr(config, name)]
+    rows: dict[str, np.ndarray] | None = None
+    seconds: dict[str, float] = {}
+    blocks: dict[str, np.ndarray] = {}
+    if use_cache and rows_path.exists():
+        with np.load(rows_path, allow_pickle=False) as stored:
+            rows = {field: stored[field] for field in ROW_FIELDS}
+            seconds = json.loads(str(stored["seconds"]))
+        for name in names:
+            path = _block_path(rows_key, name)
+            if path.exists() and _tag(name) in seconds:
+                blocks[name] = np.load(path, allow_pickle=False)
+    missing = [name for name in names if name not in blocks]
+    if missing or rows is None:
+        started = time.perf_counter()
+        crops, rows = _crops_and_rows(plan, data_dir, verbose)
+        seconds["augment"] = round(time.perf_counter() - started, 1)
+        started = time.perf_counter()
+        only = FeatureConfig(**{key: key in missing for key in config.to_dict()})
+        features, start = extract_features(crops, only), 0
+        share = round((time.perf_counter() - started) / max(len(missing), 1), 1)  # one pass for all
+        for name, width in block_sizes(only):
+            blocks[name], start = features[:, start : start + width], start + width
+            seconds[_tag(name)] = share
+            if use_cache:
+                CACHE_DIR.mkdir(parents=True, exist_ok=True)
+                np.save(_block_path(rows_key, name), blocks[name], allow_pickle=False)
+        if verbose:
+            print(f"features of {len(missing)} blocks: {share * len(missing):.0f} s", flush=True)
+        if use_cache:
+            np.savez(rows_path, seconds=json.dumps(seconds), **rows)
+    used = ["augment"] + [_tag(name) for name in names]
+    return FeatureTable(
+        features=np.hstack([blocks[name] for name in names]).astype(np.float32),
+        **rows,
+        build_seconds=round(sum(seconds.get(key, 0.0) for key in used), 1),
     )
-    if use_cache:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cache, **{field: getattr(table, field) for field in FeatureTable.__dataclass_fields__})
-    return table
 
 
 __all__ = ["FeatureTable", "AugmentPlan", "build_table", "SYNTHETIC_SOURCE", "TILE_SOURCE", "BOARD_SOURCE"]

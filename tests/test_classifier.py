@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 from pathlib import Path
 
 import cv2
@@ -13,7 +14,17 @@ import pytest
 from model import augment
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
-from model.features import FeatureConfig, extract_features, normalise_crops, rotation_permutation
+from model.estimators import CrownExpert, block_columns, make_estimator
+from model.features import (
+    TEMPLATE_LEVELS,
+    TEMPLATE_PEAKS,
+    FeatureConfig,
+    block_sizes,
+    extract_features,
+    feature_size,
+    normalise_crops,
+    rotation_permutation,
+)
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Terrain
 from scanner.reading import LABELS
@@ -68,6 +79,40 @@ def test_rotated_features_are_a_column_permutation():
     for turns in (1, 2, 3):
         turned = extract_features(np.stack([augment.rotate90(c, turns) for c in crops]), config)
         np.testing.assert_allclose(turned, features[:, rotation_permutation(config, turns)], atol=5e-3)
+
+
+def test_feature_blocks_add_up():
+    config = FeatureConfig()
+    assert sum(width for _, width in block_sizes(config)) == feature_size(config)
+    without = FeatureConfig(crown_tmpl=False)
+    assert feature_size(config) - feature_size(without) == TEMPLATE_PEAKS + len(TEMPLATE_LEVELS)
+
+
+def test_crown_template_counts_the_crowns_of_a_board(board):
+    squares, labels = board
+    only = FeatureConfig(**{name: name == "crown_tmpl" for name in FeatureConfig().to_dict()})
+    level = TEMPLATE_LEVELS.index(0.55)
+    counts = np.rint(extract_features(squares, only)[:, TEMPLATE_PEAKS + level] * 3).astype(int)
+    truth = np.array([LABELS[label].crowns for label in labels])
+    assert np.mean(counts == truth) >= 0.9
+    turned = extract_features([augment.rotate90(square, 1) for square in squares], only)
+    np.testing.assert_allclose(turned, extract_features(squares, only), atol=1e-4)
+
+
+def test_crown_expert_multiplies_a_crown_model_in():
+    rng = np.random.default_rng(1)
+    features = rng.random((240, feature_size())).astype(np.float32)
+    labels = rng.integers(0, len(LABELS), 240)
+    expert = make_estimator("mlp_crowns")
+    assert isinstance(expert, CrownExpert)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 40 epochs on noise need not converge
+        expert.fit(features, labels)
+    assert not set(expert.joint_columns_) & set(block_columns(expert.crown_only_blocks))
+    assert set(block_columns(("crown_tmpl",))) <= set(expert.crown_columns_)
+    probabilities = expert.predict_proba(features[:5])
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
+    assert expert.predict(features[:5]).shape == (5,)
 
 
 @pytest.mark.parametrize("side", [40, 63, 100, 300])
