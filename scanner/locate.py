@@ -407,11 +407,12 @@ def _search(
     timings: dict[str, float] | None = None,
     trace: _Trace | None = None,
     min_support: float = MIN_SEAM_SUPPORT,
+    tiles: float = 1.0,
 ) -> tuple[np.ndarray, int, list[str]]:
     """Find, refine and check one lattice: (grid -> work homography, N, notes); raises if refused."""
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
-    lattice = _find_lattice(segs, gray.shape, grid, focus)
+    lattice = _find_lattice(segs, gray.shape, grid, focus, tiles)
     if lattice is None:
         raise KingdomNotFoundError(NOT_FOUND)
     if focus == CENTRAL:
@@ -468,33 +469,94 @@ def _search_windows(
     """The lattice found in the most central window of the photo that holds an accepted kingdom.
 
     Windows are half the photo on each axis, a quarter apart, so a kingdom up to a quarter of the
-    photo wide lies whole in one of them; each window's segments are searched on their own.
+    photo wide lies whole in one of them; each window's segments are searched on their own. When none
+    holds a kingdom, smaller windows (SMALL_WINDOWS) are tried around the photo's centre and the most
+    colourful patches in the middle half of the photo, the more central first: a small kingdom on a
+    busy table is outvoted by the wood grain even in a window half the photo wide. A kingdom found in
+    a small window must cover its centre.
     Returns (the lattice or None, why the windows before it were refused).
     """
     height, width = gray.shape
     norm = float(max(height, width))
-    mids = (segs[:, :2] + segs[:, 2:]) / 2
     starts = np.arange(0, 1 - WINDOW_SIDE + 1e-9, WINDOW_STRIDE)
-    windows = [(x, y) for y in starts for x in starts]
-    windows.sort(key=lambda xy: abs(xy[0] + WINDOW_SIDE / 2 - 0.5) + abs(xy[1] + WINDOW_SIDE / 2 - 0.5))
-    refusals = []
-    for x, y in windows:
-        inside = (
-            (mids[:, 0] >= x * width)
-            & (mids[:, 0] <= (x + WINDOW_SIDE) * width)
-            & (mids[:, 1] >= y * height)
-            & (mids[:, 1] <= (y + WINDOW_SIDE) * height)
-        )
-        centre = ((x + WINDOW_SIDE / 2 - 0.5) * width / norm, (y + WINDOW_SIDE / 2 - 0.5) * height / norm)
-        focus = (centre[0], centre[1], 0.35 * WINDOW_SIDE)
+    windows = [(x + WINDOW_SIDE / 2, y + WINDOW_SIDE / 2) for y in starts for x in starts]
+    windows.sort(key=lambda xy: abs(xy[0] - 0.5) + abs(xy[1] - 0.5))
+    half_x, half_y = WINDOW_SIDE / 2 * width, WINDOW_SIDE / 2 * height
+    windows = [(x * width, y * height, half_x, half_y, 1.0) for x, y in windows]
+    # a player frames the kingdom roughly in the middle: the patches of the middle half only (a small
+    # window at the photo's edge would find another player's kingdom as readily)
+    patches = [(x, y) for x, y in _colourful_patches(work) if max(abs(x - 0.5), abs(y - 0.5)) <= 0.25]
+    centres = [(0.5, 0.5)] + sorted(
+        patches, key=lambda xy: math.hypot((xy[0] - 0.5) * width, (xy[1] - 0.5) * height)
+    )
+    windows += [
+        (x * width, y * height, half * norm, half * norm, SMALL_WINDOW_TILES)
+        for x, y in centres
+        for half in SMALL_WINDOWS
+    ]
+    refusals: list[KingdomNotFoundError] = []
+    mids = (segs[:, :2] + segs[:, 2:]) / 2
+    for x, y, half_x, half_y, tiles in windows:
+        inside = (np.abs(mids[:, 0] - x) <= half_x) & (np.abs(mids[:, 1] - y) <= half_y)
+        focus = ((x - width / 2) / norm, (y - height / 2) / norm, 0.7 * max(half_x, half_y) / norm)
         try:
             found = _search(
-                work, gray, segs[inside], grid, grayscale, scale, focus, min_support=MIN_WINDOW_SEAM_SUPPORT
+                work,
+                gray,
+                segs[inside],
+                grid,
+                grayscale,
+                scale,
+                focus,
+                min_support=MIN_WINDOW_SEAM_SUPPORT,
+                tiles=tiles,
             )
-            return found, refusals
+            if tiles == 1.0 or _covers(found[0], found[1], (x, y)):
+                return found, refusals
+            refusals.append(KingdomNotFoundError(NOT_FOUND))  # a kingdom beside the point looked at
         except KingdomNotFoundError as refusal:
             refusals.append(refusal)
     return None, refusals
+
+
+def _covers(grid_to_work: np.ndarray, size: int, point: tuple[float, float]) -> bool:
+    """Whether the point (work pixels) lies inside the N×N frame."""
+    col, row = apply_homography(np.linalg.inv(grid_to_work), [point])[0]
+    return bool(0 <= col <= size and 0 <= row <= size)
+
+
+#: Half-sides (in the photo's longest side) of the windows searched around the centre and the
+#: colourful patches: a kingdom 15-25 % of the photo wide, then its middle only.
+SMALL_WINDOWS = (0.15, 0.1)
+#: Share of the closed cells a kingdom window needs (_needed_tiles) in those small windows: their few
+#: segments close fewer cells; the seam support and content checks on the refined lattice still apply.
+SMALL_WINDOW_TILES = 0.7
+
+
+PATCH_SIDE = 256  # longest side of the copy the colourful patches are looked for on
+PATCHES = 3
+
+
+def _colourful_patches(work: np.ndarray) -> list[tuple[float, float]]:
+    """Centres (0-1 photo units) of the PATCHES patches, about a small kingdom wide, whose colours vary
+    the most: tiles of several terrains side by side against a table of one colour and texture."""
+    height, width = work.shape[:2]
+    factor = PATCH_SIDE / max(height, width)
+    small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    square = 2 * round(0.04 * PATCH_SIDE) + 1  # about a square of a kingdom 20 % of the photo wide
+    variance = np.zeros(small.shape[:2], np.float32)
+    for channel, weight in ((0, 0.5), (1, 1.0), (2, 1.0)):  # colour counts more than brightness
+        mean = cv2.blur(lab[..., channel], (square, square))
+        variance += weight * (cv2.blur(lab[..., channel] ** 2, (square, square)) - mean * mean)
+    kingdom = 2 * round(0.1 * PATCH_SIDE) + 1
+    score = cv2.blur(np.sqrt(np.maximum(variance, 0)), (kingdom, kingdom))
+    centres = []
+    for _ in range(PATCHES):
+        y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+        centres.append(((x + 0.5) / small.shape[1], (y + 0.5) / small.shape[0]))
+        cv2.circle(score, (int(x), int(y)), round(0.15 * PATCH_SIDE), 0.0, -1)  # the next patch elsewhere
+    return centres
 
 
 TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
@@ -614,7 +676,9 @@ def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) ->
     return np.array([math.cos(thetas[best]), math.sin(thetas[best]), 0.0]), masks[best]
 
 
-def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, focus: Focus = CENTRAL):
+def _find_lattice(
+    segs: np.ndarray, shape: tuple[int, int], grid: int | str, focus: Focus = CENTRAL, tiles: float = 1.0
+):
     """Lattice of the most central kingdom: (grid -> work-image homography, N, notes) or None.
 
     Two rectifications are tried, from fitted vanishing points and from parallel directions (better
@@ -661,7 +725,7 @@ def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, foc
                     break
                 families.append((v, member[mask]))
             if len(families) == 2:
-                found = _lattice(seg, families, to_norm, (height, width), grid)
+                found = _lattice(seg, families, to_norm, (height, width), grid, tiles)
                 if found is not None:
                     results.append(found)
     if not results:
@@ -669,7 +733,9 @@ def _find_lattice(segs: np.ndarray, shape: tuple[int, int], grid: int | str, foc
     return max(results, key=lambda found: found[0])[1:]
 
 
-def _lattice(seg: _Segments, families: list, to_norm: np.ndarray, shape: tuple[int, int], grid: int | str):
+def _lattice(
+    seg: _Segments, families: list, to_norm: np.ndarray, shape: tuple[int, int], grid: int | str, tiles: float
+):
     """Score the best N×N window of the lattice defined by two segment families: (score, H, N, notes)."""
     height, width = shape
     (va, ia), (vb, ib) = families
@@ -710,18 +776,25 @@ def _lattice(seg: _Segments, families: list, to_norm: np.ndarray, shape: tuple[i
     combs_x = _combs(xb, yb_lo, yb_hi, wb / wb.mean())
     for py, fy in _combs(ya, xa_lo, xa_hi, wa / wa.mean()):
         for px, fx in combs_x:
-            found = _windows(lines, extent, (py, fy, px, fx), to_plane, shape, grid)
+            found = _windows(lines, extent, (py, fy, px, fx), to_plane, shape, grid, tiles)
             if found is not None and (best is None or found[0] > best[0]):
                 best = found
     return best
 
 
 def _windows(
-    lines: tuple, extent: tuple, comb: tuple, to_plane: np.ndarray, shape: tuple[int, int], grid: int | str
+    lines: tuple,
+    extent: tuple,
+    comb: tuple,
+    to_plane: np.ndarray,
+    shape: tuple[int, int],
+    grid: int | str,
+    tiles: float = 1.0,
 ):
     """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, notes).
 
-    ``extent`` is (ylo, yhi, xlo, xhi) of the segment cloud in the plane (1st-99th percentiles).
+    ``extent`` is (ylo, yhi, xlo, xhi) of the segment cloud in the plane (1st-99th percentiles);
+    ``tiles`` scales the closed cells a window needs (see _needed_tiles).
     """
     height, width = shape
     ya, xa_lo, xa_hi, xb, yb_lo, yb_hi = lines
@@ -738,7 +811,7 @@ def _windows(
     # a tile is closed on both axes; parallel plank joints or wood grain cover only one
     score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
     sizes = (5, 7) if grid == "auto" else (int(grid),)
-    if (score >= 2.0).sum() < min(_needed_tiles(n) for n in sizes):
+    if (score >= 2.0).sum() < min(_needed_tiles(n, tiles) for n in sizes):
         return None  # too few closed cells in the whole lattice for any window to be a kingdom
     from_plane = np.linalg.inv(to_plane)
     # cell centres in the photo: the plane -> work homography applied to the separable grid
@@ -765,8 +838,10 @@ def _windows(
         if min(score.shape) < n:
             continue
         totals = _box(sum_gain, n)
-        tiles = _box(sum_tiles, n)
-        valid = (_box(sum_outside, n) < 0.5) & (tiles >= _needed_tiles(n) - 1e-6)  # all inside the photo
+        closed = _box(sum_tiles, n)
+        valid = (_box(sum_outside, n) < 0.5) & (
+            closed >= _needed_tiles(n, tiles) - 1e-6
+        )  # all inside the photo
         if valid.any():
             total = float(totals[valid].max())
             if best is None or total > best[0]:
@@ -790,10 +865,10 @@ def _windows(
     return total, from_plane @ grid_to_plane, n, notes
 
 
-def _needed_tiles(n: int) -> int:
+def _needed_tiles(n: int, share: float = 1.0) -> int:
     """Closed tiles an N×N window needs: a kingdom is mostly tiles (a 7×7 frame even more, so that a
-    5×5 kingdom with clutter around it does not pass as Mighty Duel)."""
-    return math.ceil((0.4 if n == 5 else 0.5) * n * n)
+    5×5 kingdom with clutter around it does not pass as Mighty Duel); ``share`` scales the count."""
+    return math.ceil(share * (0.4 if n == 5 else 0.5) * n * n)
 
 
 def _integral(values: np.ndarray) -> np.ndarray:
