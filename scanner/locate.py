@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import KingdomNotFoundError
+from scanner.kingdom import GRID_SIZES
 
 WORK_SIDE = 1600  # longest side of the copy the lattice is searched on
 #: The fast path first searches a copy reduced by an integer factor to at most this side (0: never);
@@ -377,9 +378,12 @@ def _full_search(
     try:
         grid_to_work, size, notes = _search(work, gray, segs, grid, grayscale, scale, CENTRAL, timings, trace)
     except KingdomNotFoundError as refusal:
-        # A small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
+        # A cropped board whose seams are too faint for the segment search may still be the whole
+        # photo; a small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
         # direction histogram: look again, window by window, before giving up.
-        found, refusals = _search_windows(work, gray, segs, grid, grayscale, scale)
+        found, refusals = _photo_as_frame(work, gray, grid, grayscale, scale), []
+        if found is None:
+            found, refusals = _search_windows(work, gray, segs, grid, grayscale, scale)
         timings["locate.windows"] = time.perf_counter() - t0
         if found is None:  # the first reason more precise than "no grid" (a grid refused for its content)
             raise next(
@@ -457,6 +461,35 @@ def _search(
 
 def _square_px(corners: np.ndarray, size: int) -> float:
     return float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean() / size)
+
+
+CROPPED_ASPECT = (0.8, 1.25)  # width / height of a photo that may be a cropped board
+
+
+def _photo_as_frame(
+    work: np.ndarray, gray: np.ndarray, grid: int | str, grayscale: bool, scale: float
+) -> tuple[np.ndarray, int, list[str]] | None:
+    """The photo itself as the frame of a cropped board, when its inner seams and squares say so."""
+    height, width = gray.shape
+    if not CROPPED_ASPECT[0] <= width / height <= CROPPED_ASPECT[1]:
+        return None
+    corners = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    best: tuple[float, np.ndarray, int] | None = None
+    for size in GRID_SIZES if grid == "auto" else (int(grid),):
+        if min(height, width) / scale / size < MIN_SQUARE_PX:
+            continue
+        frame = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+        grid_to_work = cv2.getPerspectiveTransform(frame, corners).astype(np.float64)
+        for _ in range(2):
+            grid_to_work = _refine(gray, grid_to_work, size, keep_outline=True)
+        support = seam_support(gray, grid_to_work, size, inner_only=True)
+        if support >= MIN_SEAM_SUPPORT and (best is None or support > best[0]):
+            try:
+                _check_content(work, grid_to_work, size, grayscale)
+            except KingdomNotFoundError:
+                continue
+            best = (support, grid_to_work, size)
+    return None if best is None else (best[1], best[2], [])
 
 
 WINDOW_SIDE = 0.5  # of the photo's width and height
@@ -883,8 +916,13 @@ def _box(integral: np.ndarray, n: int) -> np.ndarray:
     return integral[n:, n:] - integral[:-n, n:] - integral[n:, :-n] + integral[:-n, :-n]
 
 
-def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> np.ndarray:
-    """Move each frame line onto the strongest nearby seam, then refit the homography."""
+def _refine(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX, keep_outline: bool = False
+) -> np.ndarray:
+    """Move each frame line onto the strongest nearby seam, then refit the homography.
+
+    ``keep_outline``: the outer lines stay where they are (a cropped board's outline is the photo's edge).
+    """
     side = (n + 1) * cell
     to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])  # grid -> rectified px
     warp = to_rect @ np.linalg.inv(grid_to_work)
@@ -899,6 +937,10 @@ def _refine(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFI
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
     fitted_h = _fit_lines(gy, bases, offsets, n, cell)
     fitted_v = _fit_lines(gx.T, bases, offsets, n, cell)[:, [1, 0, 2]]  # fitted as rows, then transposed
+    if keep_outline:
+        outer = [0, n]
+        fitted_h[outer] = np.c_[[0.0, 0.0], [1.0, 1.0], -bases[outer]]
+        fitted_v[outer] = np.c_[[1.0, 1.0], [0.0, 0.0], -bases[outer]]
     points = np.cross(fitted_h[:, None, :], fitted_v[None, :, :])  # (k, j, 3): line k meets line j
     kk, jj = np.mgrid[0 : n + 1, 0 : n + 1]
     meet = np.abs(points[..., 2]) >= 1e-9

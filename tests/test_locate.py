@@ -137,3 +137,17 @@ def test_kingdom_with_tiny_squares_gets_a_clear_reason() -> None:
     with pytest.raises(KingdomNotFoundError) as caught:
         locate_kingdom(scene.image)
     assert "closer" in str(caught.value)
+
+
+def test_cropped_board_is_taken_as_the_whole_photo_when_the_segment_search_finds_nothing(monkeypatch) -> None:
+    import scanner.locate as locate
+
+    monkeypatch.setattr(locate, "_find_lattice", lambda *args, **kwargs: None)
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    height, width = board.shape[:2]
+    photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+    located = locate_kingdom(board)
+    assert located.grid_size == 5
+    assert corner_error(located.corners, photo, 5) < 0.1
+    with pytest.raises(KingdomNotFoundError):  # the same fallback does not make a kingdom of a table
+        locate_kingdom(_table(0)[:1000, :1000])
