@@ -6,9 +6,10 @@ line segments (LSD) are grouped by direction, each group's vanishing point is fi
 the two vanishing points rectify the table plane up to an axis scaling. In that plane the seams form a
 regular comb on each axis: its pitch and phase give a lattice of cells. Each cell is scored by how much
 of its four sides is covered by seam segments (tiles are closed by seams, the table is not); the N×N
-window (5 or 7) with the most tile-like cells is the kingdom. Its frame lines are then refined on the
-image gradients, and the content is checked (a chessboard is a lattice too, but not a colourful one;
-flat-colour squares are, but without the pictures printed on tiles).
+window (5 or 7) with the most tile-like cells is the kingdom (a 5×5 one becomes the 7×7 around it when
+the ring it adds is tiles on the same lattice too). Its frame lines are then refined on the image
+gradients, and the content is checked (a chessboard is a lattice too, but not a colourful one; flat-colour
+squares are, but without the pictures printed on tiles).
 
 Orientation convention of the result: the grid is read upright as seen in the photo: its top edge
 (top-left -> top-right corner) is the frame side whose direction is closest to the photo's
@@ -293,6 +294,12 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
             if found is None:
                 raise
     grid_to_image, size, notes = found
+    if size == 5 and grid == "auto":
+        t0 = time.perf_counter()
+        grown = _grow_to_seven(image, full, grid_to_image, grayscale)
+        if grown is not None:
+            grid_to_image, size = grown, 7
+        timings["locate.grow"] = time.perf_counter() - t0
     corners = _ordered(_snap_to_photo(_frame_corners(grid_to_image, size), size, (height, width)))
     frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
@@ -457,6 +464,60 @@ def _search(
     _check_content(work, grid_to_work, size, grayscale)
     timings["locate.check"] = time.perf_counter() - t0
     return grid_to_work, size, notes
+
+
+#: A 5×5 window can be the middle of a Mighty Duel kingdom whose outer squares closed fewer cells in the
+#: lattice search (shadows, a castle model, faint seams): the 5×5 is grown to the 7×7 window around it
+#: when the ring of 24 squares it adds is made of tiles too. Share of the ring's sides on a seam, first
+#: on the 5×5's lattice extended as it is (a quick screen), then on the refined 7×7 lattice, and ring
+#: squares closed on at least 3 sides. Generated scenes: Mighty Duel kingdoms read as 5×5 >= 0.57 / 0.72 /
+#: 16; 5×5 kingdoms (with loose dominoes or another kingdom nearby) <= 0.31 / 0.29 / 3.
+GROW_SCREEN = 0.4
+GROW_RING = 0.5
+GROW_CLOSED = 10
+
+
+def _grow_to_seven(
+    work: np.ndarray, gray: np.ndarray, grid_to_work: np.ndarray, grayscale: bool
+) -> np.ndarray | None:
+    """The grid -> work homography of the 7×7 kingdom a 5×5 window lies in, or None if it is a 5×5 kingdom."""
+
+    def shift(col: float, row: float) -> np.ndarray:
+        return np.array([[1.0, 0, col], [0, 1, row], [0, 0, 1]])
+
+    def ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
+        """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
+        sides = across[:-1].astype(int) + across[1:] + along[:-1].T + along[1:].T
+        ring = np.ones(sides.shape, bool)
+        ring[row : row + 5, col : col + 5] = False
+        return sides[ring]
+
+    height, width = gray.shape
+    across, along = _side_hits(gray, grid_to_work @ shift(-2, -2), 9)  # the 9×9 around the 5×5
+    options = []
+    for top in range(3):
+        for left in range(3):
+            window = (across[top : top + 8, left : left + 7], along[left : left + 8, top : top + 7])
+            options.append((ring_sides(*window, 2 - top, 2 - left).mean() / 4, top, left))
+    screen, top, left = max(options)
+    if screen < GROW_SCREEN:
+        return None
+    grown = grid_to_work @ shift(left - 2, top - 2)
+    corners = _frame_corners(grown, 7)
+    if np.maximum(-corners, corners - [width, height]).max() > 0.5 * _square_px(corners, 7):
+        return None  # beyond the photo: not a kingdom seen whole
+    for cell in (REFINE_CELL_PX, FINE_CELL_PX):
+        grown = _refine(gray, grown, 7, cell)
+    sides = ring_sides(*_side_hits(gray, grown, 7), 2 - top, 2 - left)
+    if sides.mean() / 4 < GROW_RING or (sides >= 3).sum() < GROW_CLOSED:
+        return None
+    if seam_support(gray, grown, 7) < MIN_SEAM_SUPPORT:
+        return None
+    try:
+        _check_content(work, grown, 7, grayscale)
+    except KingdomNotFoundError:
+        return None
+    return grown
 
 
 def _square_px(corners: np.ndarray, size: int) -> float:
@@ -959,6 +1020,19 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only:
 
     ``inner_only``: count the inner lines only (a cropped board's outline is the photo's edge).
     """
+    lines = np.arange(1, n) if inner_only else np.arange(n + 1)
+    across, along = _side_hits(gray, grid_to_work, n, lines)
+    return int(across.sum() + along.sum()) / (2 * n * len(lines))
+
+
+def _side_hits(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, lines: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which sides of the lattice lie on a seam: (rows' lines × columns, columns' lines × rows) booleans.
+
+    Entry [k, j] of the first array: horizontal line ``lines[k]`` over column j; of the second: vertical
+    line ``lines[k]`` over row j (``lines``: all n + 1 by default).
+    """
     cell = REFINE_CELL_PX
     side = (n + 1) * cell
     to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
@@ -967,9 +1041,9 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only:
     ).astype(np.float32)
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
-    supported = 0
-    lines = np.arange(1, n) if inner_only else np.arange(n + 1)
+    lines = np.arange(n + 1) if lines is None else lines
     bases = np.round(cell / 2 + lines * cell).astype(int)
+    hits = []
     for grad in (
         np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)),
         np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T,
@@ -977,9 +1051,8 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only:
         profiles = _cell_profiles(grad, bases, offsets, n, cell)  # (lines, offsets, n)
         best = np.argmax(profiles, axis=1)
         peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
-        on_seam = (np.abs(best - reach) <= 3) & (peak >= 1.6 * (np.median(profiles, axis=1) + 1e-6))
-        supported += int(on_seam.sum())
-    return supported / (2 * n * len(lines))
+        hits.append((np.abs(best - reach) <= 3) & (peak >= 1.6 * (np.median(profiles, axis=1) + 1e-6)))
+    return hits[0], hits[1]
 
 
 def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int) -> np.ndarray:

@@ -151,3 +151,17 @@ def test_cropped_board_is_taken_as_the_whole_photo_when_the_segment_search_finds
     assert corner_error(located.corners, photo, 5) < 0.1
     with pytest.raises(KingdomNotFoundError):  # the same fallback does not make a kingdom of a table
         locate_kingdom(_table(0)[:1000, :1000])
+
+
+def test_mighty_duel_kingdom_first_seen_as_five_by_five_is_grown_to_seven_by_seven() -> None:
+    # dev scene 20008: the lattice search scores a 5×5 window of this 7×7 kingdom best; the ring of
+    # tiles around it (seams on the same lattice) makes it the 7×7 it is
+    scene = generate_scene(20008, grid_size=7)
+    _, truth_corners = scene.upright()
+    photo = cv2.imdecode(
+        cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR
+    )
+    located = locate_kingdom(photo)
+    assert "locate.grow" in located.timings  # the search's own choice was a 5×5 window
+    assert located.grid_size == 7
+    assert corner_error(located.corners, truth_corners, 7) < 0.25
