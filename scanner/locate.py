@@ -300,17 +300,34 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
         if grown is not None:
             grid_to_image, size = grown, 7
         timings["locate.grow"] = time.perf_counter() - t0
-    corners = _ordered(_snap_to_photo(_frame_corners(grid_to_image, size), size, (height, width)))
-    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
-    homography = cv2.getPerspectiveTransform(frame, corners.astype(np.float32)).astype(np.float64)
+    corners = _ordered(_snap_to_photo(frame_corners(grid_to_image, size), size, (height, width)))
+    homography = _grid_to(corners, size)
     square_px = _square_px(corners, size)
     if not np.isfinite(corners).all():
         raise KingdomNotFoundError(NOT_FOUND)
     return Located(size, corners, homography, square_px, notes, timings)
 
 
-def _frame_corners(grid_to_image: np.ndarray, size: int) -> np.ndarray:
+def frame_corners(grid_to_image: np.ndarray, size: int) -> np.ndarray:
+    """The N×N frame's outer corners (TL, TR, BR, BL of the grid) through a grid -> image homography."""
     return apply_homography(grid_to_image, [[0, 0], [size, 0], [size, size], [0, size]])
+
+
+def _grid_to(corners: np.ndarray, size: int) -> np.ndarray:
+    """The grid -> image homography that puts the N×N frame's corners (TL, TR, BR, BL) on ``corners``."""
+    frame = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    return cv2.getPerspectiveTransform(frame, np.asarray(corners, np.float32)).astype(np.float64)
+
+
+def _photo_corners(shape: tuple[int, ...]) -> np.ndarray:
+    height, width = shape[:2]
+    return np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+
+
+def _beyond_photo(corners: np.ndarray, size: int, shape: tuple[int, ...]) -> bool:
+    """True when the frame reaches more than half a square outside the photo (a kingdom not seen whole)."""
+    height, width = shape[:2]
+    return bool(np.maximum(-corners, corners - [width, height]).max() > 0.5 * _square_px(corners, size))
 
 
 def _coarse_search(
@@ -339,7 +356,7 @@ def _coarse_search(
         grid_to_small, size, notes = _search(small, gray, segs, grid, grayscale, 1 / factor, CENTRAL, timings)
     except KingdomNotFoundError:
         return None
-    sure = _square_px(_frame_corners(grid_to_small, size), size) >= COARSE_MIN_SQUARE_PX
+    sure = _square_px(frame_corners(grid_to_small, size), size) >= COARSE_MIN_SQUARE_PX
     cropped = _photo_frame(grid_to_small, size, gray.shape) is not None
     return np.diag([factor, factor, 1.0]) @ grid_to_small, size, notes, cropped, sure
 
@@ -446,14 +463,12 @@ def _search(
         if cropped is None or seam_support(gray, cropped, size, inner_only=True) < min_support:
             raise KingdomNotFoundError(NOT_FOUND)
         grid_to_work = cropped
-    corners_work = apply_homography(grid_to_work, [[0, 0], [size, 0], [size, size], [0, size]])
+    corners_work = frame_corners(grid_to_work, size)
     sides = np.linalg.norm(corners_work - np.roll(corners_work, -1, axis=0), axis=1)
     pairs = (sides[0] + sides[2], sides[1] + sides[3])
     if min(pairs) < MIN_ASPECT * max(pairs):
         raise KingdomNotFoundError(NOT_FOUND)
-    height, width = gray.shape
-    beyond = np.maximum(-corners_work, corners_work - [width, height]).max()
-    if beyond > 0.5 * _square_px(corners_work, size):
+    if _beyond_photo(corners_work, size, gray.shape):
         raise KingdomNotFoundError(CUT_OFF)
     square_px = _square_px(corners_work / scale, size)
     if square_px < MIN_SQUARE_PX:
@@ -492,7 +507,6 @@ def _grow_to_seven(
         ring[row : row + 5, col : col + 5] = False
         return sides[ring]
 
-    height, width = gray.shape
     across, along = _side_hits(gray, grid_to_work @ shift(-2, -2), 9)  # the 9×9 around the 5×5
     options = []
     for top in range(3):
@@ -503,9 +517,8 @@ def _grow_to_seven(
     if screen < GROW_SCREEN:
         return None
     grown = grid_to_work @ shift(left - 2, top - 2)
-    corners = _frame_corners(grown, 7)
-    if np.maximum(-corners, corners - [width, height]).max() > 0.5 * _square_px(corners, 7):
-        return None  # beyond the photo: not a kingdom seen whole
+    if _beyond_photo(frame_corners(grown, 7), 7, gray.shape):
+        return None  # not a kingdom seen whole
     for cell in (REFINE_CELL_PX, FINE_CELL_PX):
         grown = _refine(gray, grown, 7, cell)
     sides = ring_sides(*_side_hits(gray, grown, 7), 2 - top, 2 - left)
@@ -534,13 +547,11 @@ def _photo_as_frame(
     height, width = gray.shape
     if not CROPPED_ASPECT[0] <= width / height <= CROPPED_ASPECT[1]:
         return None
-    corners = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
     best: tuple[float, np.ndarray, int] | None = None
     for size in GRID_SIZES if grid == "auto" else (int(grid),):
         if min(height, width) / scale / size < MIN_SQUARE_PX:
             continue
-        frame = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
-        grid_to_work = cv2.getPerspectiveTransform(frame, corners).astype(np.float64)
+        grid_to_work = _grid_to(_photo_corners(gray.shape), size)
         for _ in range(2):
             grid_to_work = _refine(gray, grid_to_work, size, keep_outline=True)
         support = seam_support(gray, grid_to_work, size, inner_only=True)
@@ -672,8 +683,7 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
         return float(np.linalg.norm(middle - centre))
 
     def square_px(found: tuple) -> float:
-        ends = apply_homography(found[0], [[0, 0], [found[1], 0], [found[1], found[1]], [0, found[1]]])
-        return float(np.linalg.norm(ends - np.roll(ends, -1, axis=0), axis=1).mean() / found[1])
+        return _square_px(frame_corners(found[0], found[1]), found[1])
 
     ratio = square_px(other) / square_px(lattice)
     if not 0.6 < ratio < 1.6:
@@ -684,12 +694,11 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
 
 def _photo_frame(grid_to_work: np.ndarray, size: int, shape: tuple[int, int]) -> np.ndarray | None:
     """The grid -> photo homography of the whole photo when the lattice fills it (a cropped board)."""
-    corners = _frame_corners(grid_to_work, size)
+    corners = frame_corners(grid_to_work, size)
     snapped = _snap_to_photo(corners, size, shape)
     if snapped is corners:
         return None
-    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
-    return cv2.getPerspectiveTransform(frame, snapped.astype(np.float32)).astype(np.float64)
+    return _grid_to(snapped, size)
 
 
 def _snap_to_photo(corners: np.ndarray, size: int, shape: tuple[int, int]) -> np.ndarray:
@@ -697,9 +706,8 @@ def _snap_to_photo(corners: np.ndarray, size: int, shape: tuple[int, int]) -> np
 
     Its outline has no table around it, so the outer lines cannot be refined on seams.
     """
-    height, width = shape
-    photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
-    square = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean() / size
+    photo = _photo_corners(shape)
+    square = _square_px(corners, size)
     nearest = np.array([photo[np.argmin(np.linalg.norm(photo - corner, axis=1))] for corner in corners])
     if (
         len({tuple(p) for p in nearest}) == 4

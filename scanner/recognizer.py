@@ -17,11 +17,11 @@ import numpy as np
 from scanner.errors import ScanError
 from scanner.imageio import load_photo
 from scanner.kingdom import Kingdom, Terrain
-from scanner.locate import apply_homography, locate_kingdom
+from scanner.locate import frame_corners, locate_kingdom
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
-from scanner.scoring import ScoreReport, score_kingdom
+from scanner.scoring import ScoreReport, castle_cells, score_kingdom
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
@@ -132,7 +132,7 @@ class KingdomScanner:
 
         corners = located.corners
         if homography is not located.homography:
-            corners = apply_homography(homography, [[0, 0], [n, 0], [n, n], [0, n]])
+            corners = frame_corners(homography, n)
         corners = corners if to_original is None else to_original(corners)
         timings["total"] = time.perf_counter() - start
         timings.update({key: value for key, value in located.timings.items()})
@@ -200,7 +200,7 @@ def castle_shift(kingdom: Kingdom) -> tuple[int, int]:
 
 
 def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
-    return next(((r, c) for (r, c), square in kingdom.cells() if square.terrain == Terrain.CASTLE), None)
+    return next(iter(castle_cells(kingdom)), None)
 
 
 def _tiles(kingdom: Kingdom) -> int:
