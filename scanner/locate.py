@@ -293,7 +293,8 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
             found = _confirm(full, *coarse, timings) if coarse is not None else None
             if found is None:
                 raise
-    grid_to_image, size, notes = found
+    grid_to_image, size, others = found
+    others = apply_homography(grid_to_image, others)  # in the photo: the lattice may still grow
     if size == 5 and grid == "auto":
         t0 = time.perf_counter()
         grown = _grow_to_seven(image, full, grid_to_image, grayscale)
@@ -305,6 +306,8 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     square_px = _square_px(corners, size)
     if not np.isfinite(corners).all():
         raise KingdomNotFoundError(NOT_FOUND)
+    # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
+    notes = [TWO_KINGDOMS_NOTE] if any(not _covers(homography, size, point) for point in others) else []
     return Located(size, corners, homography, square_px, notes, timings)
 
 
@@ -332,10 +335,10 @@ def _beyond_photo(corners: np.ndarray, size: int, shape: tuple[int, ...]) -> boo
 
 def _coarse_search(
     image: np.ndarray, grid: int | str, grayscale: bool, timings: dict[str, float]
-) -> tuple[np.ndarray, int, list[str], bool, bool] | None:
+) -> tuple[np.ndarray, int, np.ndarray, bool, bool] | None:
     """The fast path: the lattice found on a copy about COARSE_SIDE pixels wide.
 
-    Returns (grid -> image homography, N, notes, cropped, sure) when the whole search (every refusal
+    Returns (grid -> image homography, N, others, cropped, sure) when the whole search (every refusal
     check) passes on that copy; ``sure`` when its squares are at least COARSE_MIN_SQUARE_PX there
     (smaller squares: seams a pixel wide, the full search on the WORK_SIDE copy decides first).
     """
@@ -353,26 +356,28 @@ def _coarse_search(
     segs = _segments(gray)
     timings["locate.segments"] = time.perf_counter() - t0
     try:
-        grid_to_small, size, notes = _search(small, gray, segs, grid, grayscale, 1 / factor, CENTRAL, timings)
+        grid_to_small, size, others = _search(
+            small, gray, segs, grid, grayscale, 1 / factor, CENTRAL, timings
+        )
     except KingdomNotFoundError:
         return None
     sure = _square_px(frame_corners(grid_to_small, size), size) >= COARSE_MIN_SQUARE_PX
     cropped = _photo_frame(grid_to_small, size, gray.shape) is not None
-    return np.diag([factor, factor, 1.0]) @ grid_to_small, size, notes, cropped, sure
+    return np.diag([factor, factor, 1.0]) @ grid_to_small, size, others, cropped, sure
 
 
 def _confirm(
     full: np.ndarray,
     grid_to_image: np.ndarray,
     size: int,
-    notes: list[str],
+    others: np.ndarray,
     cropped: bool,
     sure: bool,
     timings: dict[str, float],
-) -> tuple[np.ndarray, int, list[str]] | None:
+) -> tuple[np.ndarray, int, np.ndarray] | None:
     """A fast-path lattice refined on the photo itself, if it still sits on seams there (else None)."""
     if cropped:  # a cropped board: the photo's frame, nothing to refine
-        return grid_to_image, size, notes
+        return grid_to_image, size, others
     t0 = time.perf_counter()
     grid_to_image = _refine(full, grid_to_image, size)
     supported = seam_support(full, grid_to_image, size) >= MIN_SEAM_SUPPORT
@@ -380,12 +385,12 @@ def _confirm(
         for _ in range(FINE_PASSES):
             grid_to_image = _refine(full, grid_to_image, size, FINE_CELL_PX)
     timings["locate.fine_refine"] = time.perf_counter() - t0
-    return (grid_to_image, size, notes) if supported else None
+    return (grid_to_image, size, others) if supported else None
 
 
 def _full_search(
     image: np.ndarray, full: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace, timings: dict
-) -> tuple[np.ndarray, int, list[str]]:
+) -> tuple[np.ndarray, int, np.ndarray]:
     """The lattice searched on the WORK_SIDE copy (then window by window), refined on the photo."""
     start = time.perf_counter()
     height, width = image.shape[:2]
@@ -400,7 +405,9 @@ def _full_search(
     timings["locate.segments"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        grid_to_work, size, notes = _search(work, gray, segs, grid, grayscale, scale, CENTRAL, timings, trace)
+        grid_to_work, size, others = _search(
+            work, gray, segs, grid, grayscale, scale, CENTRAL, timings, trace
+        )
     except KingdomNotFoundError as refusal:
         # A cropped board whose seams are too faint for the segment search may still be the whole
         # photo; a small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
@@ -413,7 +420,7 @@ def _full_search(
             raise next(
                 (error for error in [refusal, *refusals] if str(error) != NOT_FOUND), refusal
             ) from None
-        grid_to_work, size, notes = found
+        grid_to_work, size, others = found
     # last pass on the photo itself (not the reduced copy), finer: the frame lines to a pixel or so
     t0 = time.perf_counter()
     to_work = np.diag([scale, scale, 1.0])
@@ -421,7 +428,7 @@ def _full_search(
     if _photo_frame(grid_to_work, size, gray.shape) is None:  # a cropped board keeps the photo's frame
         grid_to_image = _refine(full, grid_to_image, size, FINE_CELL_PX)
     timings["locate.fine_refine"] = time.perf_counter() - t0
-    return grid_to_image, size, notes
+    return grid_to_image, size, others
 
 
 def _search(
@@ -436,8 +443,11 @@ def _search(
     trace: _Trace | None = None,
     min_support: float = MIN_SEAM_SUPPORT,
     tiles: float = 1.0,
-) -> tuple[np.ndarray, int, list[str]]:
-    """Find, refine and check one lattice: (grid -> work homography, N, notes); raises if refused."""
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """Find, refine and check one lattice: (grid -> work homography, N, others); raises if refused.
+
+    ``others``: (k, 2) grid coordinates (col, row) of the centres of other kingdoms seen in the photo.
+    """
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
     lattice = _find_lattice(segs, gray.shape, grid, focus, tiles)
@@ -445,7 +455,7 @@ def _search(
         raise KingdomNotFoundError(NOT_FOUND)
     if focus == CENTRAL:
         lattice = _most_central(segs, gray.shape, grid, lattice)
-    grid_to_work, size, notes = lattice
+    grid_to_work, size, others = lattice
     timings["locate.lattice"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     cropped = _photo_frame(grid_to_work, size, gray.shape)
@@ -478,7 +488,7 @@ def _search(
         )
     _check_content(work, grid_to_work, size, grayscale)
     timings["locate.check"] = time.perf_counter() - t0
-    return grid_to_work, size, notes
+    return grid_to_work, size, others
 
 
 #: A 5×5 window can be the middle of a Mighty Duel kingdom whose outer squares closed fewer cells in the
@@ -542,7 +552,7 @@ CROPPED_ASPECT = (0.8, 1.25)  # width / height of a photo that may be a cropped 
 
 def _photo_as_frame(
     work: np.ndarray, gray: np.ndarray, grid: int | str, grayscale: bool, scale: float
-) -> tuple[np.ndarray, int, list[str]] | None:
+) -> tuple[np.ndarray, int, np.ndarray] | None:
     """The photo itself as the frame of a cropped board, when its inner seams and squares say so."""
     height, width = gray.shape
     if not CROPPED_ASPECT[0] <= width / height <= CROPPED_ASPECT[1]:
@@ -561,7 +571,7 @@ def _photo_as_frame(
             except KingdomNotFoundError:
                 continue
             best = (support, grid_to_work, size)
-    return None if best is None else (best[1], best[2], [])
+    return None if best is None else (best[1], best[2], NO_OTHERS)
 
 
 WINDOW_SIDE = 0.5  # of the photo's width and height
@@ -570,7 +580,7 @@ WINDOW_STRIDE = 0.25
 
 def _search_windows(
     work: np.ndarray, gray: np.ndarray, segs: np.ndarray, grid: int | str, grayscale: bool, scale: float
-) -> tuple[tuple[np.ndarray, int, list[str]] | None, list[KingdomNotFoundError]]:
+) -> tuple[tuple[np.ndarray, int, np.ndarray] | None, list[KingdomNotFoundError]]:
     """The lattice found in the most central window of the photo that holds an accepted kingdom.
 
     Windows are half the photo on each axis, a quarter apart, so a kingdom up to a quarter of the
@@ -665,11 +675,12 @@ def _colourful_patches(work: np.ndarray) -> list[tuple[float, float]]:
 
 
 TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
+NO_OTHERS = np.zeros((0, 2))  # centres of the other kingdoms seen (grid coordinates): none
 
 
 def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lattice: tuple) -> tuple:
     """Look for a second kingdom among the segments outside the first; keep the more central one."""
-    grid_to_work, size, notes = lattice
+    grid_to_work, size, _ = lattice
     to_grid = np.linalg.inv(grid_to_work)
     mids = apply_homography(to_grid, (segs[:, :2] + segs[:, 2:]) / 2)
     outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
@@ -688,8 +699,10 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
     ratio = square_px(other) / square_px(lattice)
     if not 0.6 < ratio < 1.6:
         return lattice
-    chosen = other if off_centre(other) < off_centre(lattice) else lattice
-    return chosen[0], chosen[1], [TWO_KINGDOMS_NOTE]
+    chosen, apart = (other, lattice) if off_centre(other) < off_centre(lattice) else (lattice, other)
+    to_chosen = np.linalg.inv(chosen[0])
+    others = [chosen[2], apply_homography(to_chosen @ apart[0], [[apart[1] / 2, apart[1] / 2], *apart[2]])]
+    return chosen[0], chosen[1], np.concatenate(others)
 
 
 def _photo_frame(grid_to_work: np.ndarray, size: int, shape: tuple[int, int]) -> np.ndarray | None:
@@ -781,7 +794,7 @@ def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) ->
 def _find_lattice(
     segs: np.ndarray, shape: tuple[int, int], grid: int | str, focus: Focus = CENTRAL, tiles: float = 1.0
 ):
-    """Lattice of the most central kingdom: (grid -> work-image homography, N, notes) or None.
+    """Lattice of the most central kingdom: (grid -> work-image homography, N, others) or None.
 
     Two rectifications are tried, from fitted vanishing points and from parallel directions (better
     when the kingdom is small and perspective within it is weak); the better-scoring lattice wins.
@@ -838,7 +851,7 @@ def _find_lattice(
 def _lattice(
     seg: _Segments, families: list, to_norm: np.ndarray, shape: tuple[int, int], grid: int | str, tiles: float
 ):
-    """Score the best N×N window of the lattice defined by two segment families: (score, H, N, notes)."""
+    """Score the best N×N window of the lattice defined by two segment families: (score, H, N, others)."""
     height, width = shape
     (va, ia), (vb, ib) = families
     if len(ia) < 3 or len(ib) < 3:
@@ -893,7 +906,10 @@ def _windows(
     grid: int | str,
     tiles: float = 1.0,
 ):
-    """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, notes).
+    """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, others).
+
+    ``others``: centres (col, row in the chosen window's grid) of the other windows that score nearly as
+    well and lie apart from it (another kingdom on the same lattice).
 
     ``extent`` is (ylo, yhi, xlo, xhi) of the segment cloud in the plane (1st-99th percentiles);
     ``tiles`` scales the closed cells a window needs (see _needed_tiles).
@@ -952,7 +968,7 @@ def _windows(
         return None
     total, n, totals, valid = best
     r, c = np.unravel_index(np.argmax(np.where(valid, totals, -np.inf)), totals.shape)
-    notes = []
+    others = NO_OTHERS
     rr, cc = np.nonzero(valid & (totals >= 0.6 * total))
     apart = (np.abs(rr - r) >= n) | (np.abs(cc - c) >= n)
     if apart.any():  # another kingdom on the same lattice: keep the most central window
@@ -960,11 +976,11 @@ def _windows(
         middles = [
             (centre_x[a : a + n, b : b + n].mean(), centre_y[a : a + n, b : b + n].mean()) for a, b in options
         ]
-        r, c = options[int(np.argmin([math.hypot(x - width / 2, y - height / 2) for x, y in middles]))]
-        notes.append(TWO_KINGDOMS_NOTE)
+        r, c = options.pop(int(np.argmin([math.hypot(x - width / 2, y - height / 2) for x, y in middles])))
+        others = np.array([(b - c + n / 2, a - r + n / 2) for a, b in options], float)
     x0, y0 = fx + (cols[0] + c) * px, fy + (rows[0] + r) * py
     grid_to_plane = np.array([[px, 0, x0], [0, py, y0], [0, 0, 1]])
-    return total, from_plane @ grid_to_plane, n, notes
+    return total, from_plane @ grid_to_plane, n, others
 
 
 def _needed_tiles(n: int, share: float = 1.0) -> int:

@@ -10,7 +10,9 @@ import pytest
 
 from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError
-from scanner.locate import locate_kingdom, upright_rotation
+from scanner.imageio import load_photo
+from scanner.locate import TWO_KINGDOMS_NOTE, locate_kingdom, upright_rotation
+from scanner.recognizer import DECODE_MAX_SIDE
 
 BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
 SIZE = (1600, 1200)
@@ -165,3 +167,25 @@ def test_mighty_duel_kingdom_first_seen_as_five_by_five_is_grown_to_seven_by_sev
     assert "locate.grow" in located.timings  # the search's own choice was a 5×5 window
     assert located.grid_size == 7
     assert corner_error(located.corners, truth_corners, 7) < 0.25
+
+
+@pytest.mark.parametrize(
+    ("seed", "another_kingdom"),
+    [
+        # the search for a second kingdom, outside the 5×5 window first chosen, finds the ring of squares
+        # that growing adds: once grown, that "other kingdom" is the scanned 7×7 itself
+        (50032, False),
+        (20001, True),  # another player's kingdom lies beside the grown 7×7
+    ],
+)
+def test_grown_mighty_duel_kingdom_says_two_kingdoms_only_when_another_lies_outside_it(
+    seed: int, another_kingdom: bool
+) -> None:
+    scene = generate_scene(seed, grid_size=7)
+    _, truth_corners = scene.upright()
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    photo = load_photo(data, max_side=DECODE_MAX_SIDE)  # what the scanner searches
+    located = locate_kingdom(photo.image)
+    assert "locate.grow" in located.timings and located.grid_size == 7
+    assert corner_error(photo.to_original(located.corners), truth_corners, 7) < 0.25
+    assert (TWO_KINGDOMS_NOTE in located.notes) == another_kingdom, located.notes
