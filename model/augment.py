@@ -16,11 +16,17 @@ def rotate90(image: np.ndarray, quarter_turns: int) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(image, quarter_turns % 4))
 
 
-def misalign(image: np.ndarray, rng: np.random.Generator, max_shift: float = 0.06, max_scale: float = 0.08):
+def misalign(
+    image: np.ndarray,
+    rng: np.random.Generator,
+    max_shift: float = 0.06,
+    max_scale: float = 0.08,
+    max_degrees: float = 4.0,
+) -> np.ndarray:
     """Shift, scale and slightly turn the crop, as a grid found in a photo would (edges reflect)."""
     height, width = image.shape[:2]
     scale = 1.0 + rng.uniform(-max_scale, max_scale)
-    angle = rng.uniform(-4.0, 4.0)
+    angle = rng.uniform(-max_degrees, max_degrees)
     matrix = cv2.getRotationMatrix2D((width / 2, height / 2), angle, scale)
     matrix[:, 2] += rng.uniform(-max_shift, max_shift, size=2) * (width, height)
     return cv2.warpAffine(

@@ -1,9 +1,9 @@
 """SquareClassifier: joint terrain + crown probabilities for square crops, from the packaged model file.
 
 The model file is a joblib dict of plain Python values (scikit-learn version, labels, feature
-configuration, temperature) plus the estimator as pickled bytes. The version is checked *before* the
-estimator is unpickled, so a file from another scikit-learn version gives a one-line ModelLoadError
-instead of a crash deep inside scikit-learn.
+configuration, temperature) plus the estimator and the patch codebook as pickled bytes. The version is
+checked *before* the estimator is unpickled, so a file from another scikit-learn version gives a one-line
+ModelLoadError instead of a crash deep inside scikit-learn.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import joblib
 import numpy as np
 import sklearn
 
+from model.codebook import PatchCodebook, thumbnails
 from model.features import FeatureConfig, extract_features, normalise_crops, rotation_permutation
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Square, Terrain
@@ -50,12 +51,14 @@ class SquareClassifier:
         feature_config: FeatureConfig,
         temperature: float = 1.0,
         metadata: dict | None = None,
+        codebook: PatchCodebook | None = None,
     ) -> None:
         self.estimator = estimator
         self.feature_config = feature_config
         self.temperature = float(temperature)
         self.metadata = dict(metadata or {})
-        self._permutations = [rotation_permutation(feature_config, turns) for turns in range(4)]
+        self.codebook = codebook
+        self._permutations = [feature_permutation(feature_config, codebook, turns) for turns in range(4)]
         self._columns = np.asarray(estimator.classes_, dtype=np.int64)
 
     # ---- persistence -------------------------------------------------------------------------------
@@ -69,6 +72,7 @@ class SquareClassifier:
             "temperature": self.temperature,
             "metadata": self.metadata,
             "estimator_pickle": pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL),
+            "codebook_pickle": pickle.dumps(self.codebook, protocol=pickle.HIGHEST_PROTOCOL),
         }
         joblib.dump(payload, path, compress=3)
         return path
@@ -101,12 +105,17 @@ class SquareClassifier:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", category=sklearn.exceptions.InconsistentVersionWarning)
                 estimator = pickle.loads(payload["estimator_pickle"])
+                codebook = pickle.loads(payload.get("codebook_pickle", pickle.dumps(None)))
             config = FeatureConfig.from_dict(payload["feature_config"])
         except Exception as error:
             raise ModelLoadError(f"model file {path} is damaged ({type(error).__name__}: {error})") from error
-        return cls(estimator, config, payload.get("temperature", 1.0), payload.get("metadata"))
+        return cls(estimator, config, payload.get("temperature", 1.0), payload.get("metadata"), codebook)
 
     # ---- prediction --------------------------------------------------------------------------------
+    def features(self, crops: np.ndarray) -> np.ndarray:
+        """(n, d) features of normalised crops: the fixed blocks, then the patch codebook's."""
+        return with_codebook(extract_features(crops, self.feature_config), thumbnails(crops), self.codebook)
+
     def predict_proba_features(self, features: np.ndarray) -> np.ndarray:
         """(n, 18) probabilities from (n, d) features of unturned crops, averaged over the 4 quarter turns."""
         n = len(features)
@@ -126,11 +135,25 @@ class SquareClassifier:
         if not images:
             return np.zeros((0, len(LABELS)))
         check_crops(images)
-        features = extract_features(normalise_crops(images), self.feature_config)
-        return self.predict_proba_features(features)
+        return self.predict_proba_features(self.features(normalise_crops(images)))
 
     def classify(self, images: Sequence[np.ndarray]) -> list[SquareReading]:
         return readings_from_proba(self.predict_proba(images))
+
+
+def with_codebook(features: np.ndarray, thumbs: np.ndarray, codebook: PatchCodebook | None) -> np.ndarray:
+    """The fixed feature blocks with the codebook's features of the same crops appended (if any)."""
+    if codebook is None:
+        return features
+    return np.hstack([features, codebook.transform(thumbs)])
+
+
+def feature_permutation(config: FeatureConfig, codebook: PatchCodebook | None, turns: int) -> np.ndarray:
+    """Columns that turn the features (fixed blocks + codebook) of a crop by ``turns`` quarter turns."""
+    fixed = rotation_permutation(config, turns)
+    if codebook is None:
+        return fixed
+    return np.concatenate([fixed, len(fixed) + codebook.permutation(turns)])
 
 
 def readings_from_proba(probabilities: np.ndarray) -> list[SquareReading]:

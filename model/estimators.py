@@ -100,8 +100,9 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
         self.weight = weight
 
     def fit(self, features: np.ndarray, labels: np.ndarray) -> CrownExpert:
-        """Fit on features of the default FeatureConfig (the columns of each block are kept)."""
-        self.joint_columns_ = block_columns(self.crown_only_blocks, keep=False)
+        """Fit on features of the default FeatureConfig (then, if any, the patch codebook's columns)."""
+        crown_only = block_columns(self.crown_only_blocks)
+        self.joint_columns_ = np.setdiff1d(np.arange(features.shape[1]), crown_only)
         self.crown_columns_ = block_columns(self.crown_blocks)
         self.joint_ = clone(self.joint).fit(features[:, self.joint_columns_], labels)
         self.crown_model_ = clone(self.crown_model).fit(
@@ -124,13 +125,11 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
         return self.classes_[self.predict_proba(features).argmax(axis=1)]
 
 
-def block_columns(
-    names: tuple[str, ...], config: FeatureConfig | None = None, keep: bool = True
-) -> np.ndarray:
-    """Column indices of the named feature blocks (or, with keep=False, of all the other blocks)."""
+def block_columns(names: tuple[str, ...], config: FeatureConfig | None = None) -> np.ndarray:
+    """Column indices of the named feature blocks."""
     columns, start = [], 0
     for name, width in block_sizes(config or FeatureConfig()):
-        if (name in names) == keep:
+        if name in names:
             columns.append(np.arange(start, start + width))
         start += width
     return np.concatenate(columns)

@@ -22,7 +22,7 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
-from model.crossval import out_of_fold
+from model.crossval import CODEBOOK_WORDS, out_of_fold
 from model.dataset import BOARD_SOURCE, DEFAULT_DATA_DIR, TILE_SOURCE, board_squares, load_boards
 from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
 from model.features import FeatureConfig, feature_size
@@ -240,7 +240,8 @@ def evaluate(
         f"- Tiles: {figures[TILE_SOURCE].squares} single-square crops from {n_photos} other phone photos "
         "(`data/real/tiles_spetryk`, 63 px).",
         f"- Augmentation per {plan.to_dict()}: jittered crops from the whole board (real neighbours at "
-        "the edges), shift/scale/turn misalignment, colour temperature/tint/brightness/contrast/gamma, "
+        "the edges, shifted up to 10 % of a square), shift (up to 12 %), scale and turn (up to 12°) "
+        "misalignment of the tile crops, colour temperature/tint/brightness/contrast/gamma, "
         "blur, noise, JPEG, 40–300 px rescaling, random quarter turns, hue-shifted castles, and synthetic "
         "table squares (wood, cloth, plain, noisy, two-tone; random colours) as extra *empty* examples. "
         f"Training rows: {len(table.labels)} (+ 4 quarter turns of each real square).",
@@ -254,6 +255,10 @@ def evaluate(
         "upright crowns of board 1.jpg, 17×21 px) matched in its 4 quarter turns on the whiteness (smallest "
         "channel after a white-patch correction) of the crop: the 6 strongest separate peaks and how many "
         "pass each of 6 levels.",
+        f"- Plus {CODEBOOK_WORDS * 16} learned features: a codebook of {CODEBOOK_WORDS} colour patterns "
+        "(k-means on contrast-normalised, whitened 6×6 patches of the crop at 32×32, every 2nd pixel; as in "
+        "Coates & Ng 2011), each also in its 3 other quarter turns, and how strongly each fires in each "
+        "quarter of the square. The codebook is fitted on the training rows only: one per fold here.",
         "- Quarter turns are exact column permutations of the features: the classifier averages the "
         "log-probabilities over the 4 turns, so a turned square reads the same.",
         f"- Estimator: `{estimator_name}` = `{' '.join(repr(make_estimator(estimator_name)).split())}`",

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from model import augment
+from model.codebook import thumbnails
 from model.dataset import (
     BOARD_SOURCE,
     DEFAULT_DATA_DIR,
@@ -27,7 +28,7 @@ from model.dataset import (
     load_boards,
     load_tiles,
 )
-from model.features import BLOCKS, FeatureConfig, block_sizes, extract_features
+from model.features import BLOCKS, FeatureConfig, block_sizes, extract_features, normalise_crops
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
 
@@ -35,7 +36,7 @@ SYNTHETIC_SOURCE = "synthetic"
 EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
-TABLE_VERSION = 7  # bump when augmentation changes, to invalidate caches
+TABLE_VERSION = 8  # bump when augmentation changes, to invalidate caches
 BLOCK_VERSIONS: dict[str, int] = {}  # bump a block's version when its features change (default 1)
 ROW_FIELDS = ("labels", "groups", "sources", "original", "sample", "names")
 
@@ -50,6 +51,11 @@ class AugmentPlan:
     empty_board_copies: int = 8
     synthetic_empties: int = 900
     seed: int = 7
+    # how far a copy's crop is off: single-square crops from other photos are often cut sloppily (a
+    # strip of the neighbour, the square turned by 10° or more), so their copies are moved further
+    tile_shift: float = 0.12
+    tile_degrees: float = 12.0
+    board_shift: float = 0.10
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -61,9 +67,13 @@ DEFAULT_PLAN = AugmentPlan()
 
 @dataclass
 class FeatureTable:
-    """Rows of features; ``original`` marks unaugmented real crops, ``sample`` links copies to them."""
+    """Rows of features; ``original`` marks unaugmented real crops, ``sample`` links copies to them.
+
+    ``thumbs`` are the crops at 32×32, for the patch codebook, which is fitted per training set.
+    """
 
     features: np.ndarray
+    thumbs: np.ndarray
     labels: np.ndarray
     groups: np.ndarray
     sources: np.ndarray
@@ -98,6 +108,10 @@ def _block_path(rows_key: str, name: str) -> Path:
     return CACHE_DIR / f"block-{rows_key}-{_tag(name)}.npy"
 
 
+def _thumbs_path(rows_key: str) -> Path:
+    return CACHE_DIR / f"thumbs-{rows_key}.npy"
+
+
 def _augmented_crops(
     squares: SquareSet, boards: dict, plan: AugmentPlan, rng: np.random.Generator
 ) -> tuple[list[np.ndarray], list[int]]:
@@ -116,9 +130,9 @@ def _augmented_crops(
             if source == BOARD_SOURCE:
                 board_name, cell = name.split("#")
                 row, col = (int(part) for part in cell.split(","))
-                crop = augment.board_crop(boards[board_name], row, col, 5, rng)
+                crop = augment.board_crop(boards[board_name], row, col, 5, rng, plan.board_shift)
             else:
-                crop = augment.misalign(image, rng)
+                crop = augment.misalign(image, rng, plan.tile_shift, max_degrees=plan.tile_degrees)
             if label == CASTLE_LABEL and copy < plan.castle_hue_copies:
                 crop = augment.shift_hue(crop, rng.uniform(30, 330))
             crop = augment.degrade(augment.relight(crop, rng), rng)
@@ -182,6 +196,7 @@ def build_table(
     rows: dict[str, np.ndarray] | None = None
     seconds: dict[str, float] = {}
     blocks: dict[str, np.ndarray] = {}
+    thumbs: np.ndarray | None = None
     if use_cache and rows_path.exists():
         with np.load(rows_path, allow_pickle=False) as stored:
             rows = {field: stored[field] for field in ROW_FIELDS}
@@ -190,14 +205,21 @@ def build_table(
             path = _block_path(rows_key, name)
             if path.exists() and _tag(name) in seconds:
                 blocks[name] = np.load(path, allow_pickle=False)
+        if _thumbs_path(rows_key).exists():
+            thumbs = np.load(_thumbs_path(rows_key), allow_pickle=False)
     missing = [name for name in names if name not in blocks]
-    if missing or rows is None:
+    if missing or rows is None or thumbs is None:
         started = time.perf_counter()
         crops, rows = _crops_and_rows(plan, data_dir, verbose)
         seconds["augment"] = round(time.perf_counter() - started, 1)
+        crops = normalise_crops(crops)
+        thumbs = thumbnails(crops)
+        if use_cache:
+            CACHE_DIR.mkdir(parents=True, exist_ok=True)
+            np.save(_thumbs_path(rows_key), thumbs, allow_pickle=False)
         started = time.perf_counter()
         only = FeatureConfig(**{key: key in missing for key in config.to_dict()})
-        features, start = extract_features(crops, only), 0
+        features, start = (extract_features(crops, only) if missing else None), 0
         share = round((time.perf_counter() - started) / max(len(missing), 1), 1)  # one pass for all
         for name, width in block_sizes(only):
             blocks[name], start = features[:, start : start + width], start + width
@@ -212,6 +234,7 @@ def build_table(
     used = ["augment"] + [_tag(name) for name in names]
     return FeatureTable(
         features=np.hstack([blocks[name] for name in names]).astype(np.float32),
+        thumbs=thumbs,
         **rows,
         build_seconds=round(sum(seconds.get(key, 0.0) for key in used), 1),
     )

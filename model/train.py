@@ -49,6 +49,7 @@ def train(
     classifier.metadata = {
         "estimator": estimator_name,
         "augment_plan": plan.to_dict(),
+        "codebook_words": classifier.codebook.words if classifier.codebook else 0,
         "training_rows": int(len(table.labels)),
         "real_squares": int(table.original.sum()),
         "feature_seconds": table.build_seconds,
