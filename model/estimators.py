@@ -135,6 +135,19 @@ def block_columns(names: tuple[str, ...], config: FeatureConfig | None = None) -
     return np.concatenate(columns)
 
 
+def drop_training_state(estimator) -> None:
+    """Delete what only further training needs (the MLPs' Adam moments, half their size) before saving."""
+    if isinstance(estimator, MLPClassifier):
+        estimator.__dict__.pop("_optimizer", None)
+        return
+    for value in vars(estimator).values():
+        for part in value if isinstance(value, list) else [value]:
+            if isinstance(part, tuple):  # a Pipeline step: (name, estimator)
+                part = part[-1]
+            if isinstance(part, BaseEstimator):
+                drop_training_state(part)
+
+
 def make_estimator(name: str, seed: int = 0):
     """A fresh, unfitted estimator with predict_proba over the joint label indices."""
     if name == "logistic":

@@ -14,7 +14,7 @@ import pytest
 from model import augment
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
-from model.estimators import CrownExpert, block_columns, make_estimator
+from model.estimators import CrownExpert, block_columns, drop_training_state, make_estimator
 from model.features import (
     TEMPLATE_LEVELS,
     TEMPLATE_PEAKS,
@@ -113,6 +113,10 @@ def test_crown_expert_multiplies_a_crown_model_in():
     probabilities = expert.predict_proba(features[:5])
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
     assert expert.predict(features[:5]).shape == (5,)
+    size = len(pickle.dumps(expert))
+    drop_training_state(expert)
+    assert len(pickle.dumps(expert)) < 0.7 * size
+    np.testing.assert_allclose(expert.predict_proba(features[:5]), probabilities)
 
 
 @pytest.mark.parametrize("side", [40, 63, 100, 300])
