@@ -18,6 +18,7 @@ left-to-right axis (see ``upright_rotation``).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -134,13 +135,17 @@ def _vanishing_point(
     candidates = candidates[np.isfinite(candidates).all(axis=1) & (np.abs(candidates).max(axis=1) > 1e-12)]
     if len(candidates) == 0:
         return None, None
-    # |sin| of the angle between every segment and the direction from its midpoint to every candidate
-    at_infinity = np.abs(candidates[:, 2:3]) < 1e-9
-    safe_w = np.where(at_infinity, 1.0, candidates[:, 2:3])
-    to_x = np.where(at_infinity, candidates[:, 0:1], (candidates[:, 0:1] / safe_w - mids[None, :, 0]))
-    to_y = np.where(at_infinity, candidates[:, 1:2], (candidates[:, 1:2] / safe_w - mids[None, :, 1]))
-    sines = np.abs(dirs[None, :, 0] * to_y - dirs[None, :, 1] * to_x) / (np.hypot(to_x, to_y) + 1e-12)
-    inliers = sines < threshold[None, :]
+    # A segment is an inlier of a candidate when the sine of the angle between the segment and the
+    # direction from its midpoint m to the candidate (X, Y, W) is under the threshold. That direction is
+    # (X - W mx, Y - W my) (W = 0: a point at infinity), so the cross product and squared norm are sums of
+    # per-candidate times per-segment terms: two small matrix products for every pair at once.
+    x, y, w = candidates.T
+    mx, my = mids.T
+    cross = np.c_[y, -x, -w] @ np.array([dirs[:, 0], dirs[:, 1], dirs[:, 0] * my - dirs[:, 1] * mx])
+    norm2 = np.c_[x * x + y * y, -2 * w * x, -2 * w * y, w * w] @ np.array(
+        [np.ones(len(mids)), mx, my, mx * mx + my * my]
+    )
+    inliers = cross * cross < (threshold * threshold)[None, :] * norm2
     best = int(np.argmax(inliers @ weights))
     best_v, best_mask = candidates[best], inliers[best]
     for _ in range(2):  # least squares on the inliers, then re-select
@@ -177,14 +182,21 @@ def _combs(
     if len(values) > 400:  # the longest segments carry the seams; bound the pair count
         keep = np.argsort(-(hi - lo))[:400]
         values, lo, hi, weights = values[keep], lo[keep], hi[keep], weights[keep]
-    i, j = np.triu_indices(len(values), k=1)
+    i, j = _pairs(len(values))
     overlap = np.minimum(hi[i], hi[j]) - np.maximum(lo[i], lo[j])
-    keep = overlap > 0
-    diff = np.abs(values[i] - values[j])[keep]
-    pair_weight = (np.sqrt(weights[i] * weights[j]) * overlap)[keep]
-    hist = np.histogram(diff, bins=np.arange(0, 451, 1.0), weights=pair_weight)[0]
+    keep = np.flatnonzero(overlap > 0)
+    i, j, overlap = i[keep], j[keep], overlap[keep]
+    diff = np.abs(values[i] - values[j])
+    pair_weight = np.sqrt(weights[i] * weights[j]) * overlap
+    # weighted histogram of the offsets, bins [0, 1), [1, 2) ... [449, 450]
+    near = diff <= 450
+    bins = np.minimum(diff[near], 449).astype(int)
+    hist = np.bincount(bins, weights=pair_weight[near], minlength=450).astype(np.float64)
     hist = cv2.GaussianBlur(hist.reshape(1, -1).astype(np.float64), (0, 0), 2.0).ravel()
-    maxima = [t for t in range(15, 449) if hist[t] >= hist[t - 1] and hist[t] >= hist[t + 1] and hist[t] > 0]
+    middle = hist[15:449]
+    maxima = (
+        np.flatnonzero((middle >= hist[14:448]) & (middle >= hist[16:450]) & (middle > 0)) + 15
+    ).tolist()
     peaks: list[int] = []
     for t in sorted(maxima, key=lambda t: -hist[t]):  # strongest first, one per ±12 % of pitch
         if len(peaks) < count and all(abs(t - p) > 0.12 * p for p in peaks):
@@ -203,6 +215,14 @@ def _combs(
             pitch = t + 0.5 * (hist[t - 1] - hist[t + 1]) / denom
         result.append((pitch, _phase(values, weights, pitch)))
     return result
+
+
+@functools.lru_cache(maxsize=8)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j) of every pair i < j of n items (np.triu_indices, kept: the combs ask for it often)."""
+    i, j = np.triu_indices(n, k=1)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
 
 
 def _phase(values: np.ndarray, weights: np.ndarray, pitch: float) -> float:
@@ -922,14 +942,17 @@ def _windows(
     cols = (int(math.floor((xlo - fx) / px)) - 2, int(math.ceil((xhi - fx) / px)) + 2)
     if not (3 <= rows[1] - rows[0] <= 60 and 3 <= cols[1] - cols[0] <= 60):
         return None
+    sizes = (5, 7) if grid == "auto" else (int(grid),)
+    needed = min(_needed_tiles(n, tiles) for n in sizes)
     horizontal = _side_coverage(ya, xa_lo, xa_hi, py, fy, px, fx, rows, cols, 0.15)  # (rows+1, cols)
-    vertical = _side_coverage(xb, yb_lo, yb_hi, px, fx, py, fy, cols, rows, 0.15)  # (cols+1, rows)
     across = horizontal[:-1] + horizontal[1:]  # (rows, cols): coverage of each cell's top + bottom
+    if (across >= 0.6).sum() < needed:  # a closed cell (score >= 2 below) has across >= 2/3: none here
+        return None
+    vertical = _side_coverage(xb, yb_lo, yb_hi, px, fx, py, fy, cols, rows, 0.15)  # (cols+1, rows)
     along = vertical[:-1].T + vertical[1:].T  # left + right
     # a tile is closed on both axes; parallel plank joints or wood grain cover only one
     score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
-    sizes = (5, 7) if grid == "auto" else (int(grid),)
-    if (score >= 2.0).sum() < min(_needed_tiles(n, tiles) for n in sizes):
+    if (score >= 2.0).sum() < needed:
         return None  # too few closed cells in the whole lattice for any window to be a kingdom
     from_plane = np.linalg.inv(to_plane)
     # cell centres in the photo: the plane -> work homography applied to the separable grid
