@@ -94,9 +94,12 @@ class PatchCodebook:
             patches = _patches(thumbs[start : start + batch], self.patch, self.stride)
             n, grid = patches.shape[:2]
             whitened = (patches.reshape(-1, patches.shape[-1]) - self.mean_) @ self.whitening_
-            squared = (whitened**2).sum(axis=1, keepdims=True) - 2.0 * whitened @ self.dictionary_.T
-            distances = np.sqrt(np.maximum(squared + self.dictionary_norms_, 0.0))
-            activation = np.maximum(distances.mean(axis=1, keepdims=True) - distances, 0.0)
+            distances = whitened @ (-2.0 * self.dictionary_.T)  # in place from here: this is the hot loop
+            distances += np.einsum("ij,ij->i", whitened, whitened)[:, None]
+            distances += self.dictionary_norms_
+            np.sqrt(np.maximum(distances, 0.0, out=distances), out=distances)
+            activation = np.subtract(distances.mean(axis=1, keepdims=True), distances, out=distances)
+            np.maximum(activation, 0.0, out=activation)
             half = grid // 2
             pooled = activation.reshape(n, 2, half, 2, half, -1).mean(axis=(2, 4))
             out[start : start + n] = pooled.reshape(n, -1)

@@ -7,7 +7,7 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from model.features import FeatureConfig, block_sizes
@@ -146,6 +146,36 @@ def drop_training_state(estimator) -> None:
                 part = part[-1]
             if isinstance(part, BaseEstimator):
                 drop_training_state(part)
+
+
+def fold_scalers(estimator):
+    """The estimator with each StandardScaler → MLP pipeline made one MLP that scales in its first layer.
+
+    w·(x - mean)/scale + b = (w/scale)·x + (b - w·mean/scale): the same probabilities (to float rounding),
+    one pass over the features less per member, which matters when a board's 100 turned rows are read.
+    """
+    if isinstance(estimator, Pipeline) and [type(step) for _, step in estimator.steps] == [
+        StandardScaler,
+        MLPClassifier,
+    ]:
+        scaler, mlp = estimator.steps[0][1], estimator.steps[1][1]
+        weights = mlp.coefs_[0]
+        inverse_scale = (1.0 / scaler.scale_)[:, None]
+        mlp.intercepts_[0] = (
+            mlp.intercepts_[0] - (scaler.mean_[:, None] * inverse_scale * weights).sum(axis=0)
+        ).astype(weights.dtype)
+        mlp.coefs_[0] = (weights * inverse_scale).astype(weights.dtype)
+        return mlp
+    for name, value in vars(estimator).items():
+        if name.endswith("_") and isinstance(value, list):
+            setattr(
+                estimator,
+                name,
+                [fold_scalers(part) if isinstance(part, BaseEstimator) else part for part in value],
+            )
+        elif name.endswith("_") and isinstance(value, BaseEstimator):
+            setattr(estimator, name, fold_scalers(value))
+    return estimator
 
 
 def make_estimator(name: str, seed: int = 0):

@@ -121,23 +121,23 @@ def _lbp_features(gray: np.ndarray) -> np.ndarray:
     for radius in (1, 2):
         centre = gray[:, radius:-radius, radius:-radius]
         size = SIDE - 2 * radius
-        code = np.zeros(centre.shape, dtype=np.int64)
+        code = np.zeros(centre.shape, dtype=np.uint8)
         offsets = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
         for bit, (dy, dx) in enumerate(offsets):
             y0, x0 = radius + dy * radius, radius + dx * radius
             neighbour = gray[:, y0 : y0 + size, x0 : x0 + size]
-            code |= (neighbour >= centre).astype(np.int64) << bit
+            code |= (neighbour >= centre).view(np.uint8) << np.uint8(bit)
         parts.append(_histograms(_LBP_TABLE[code].reshape(len(gray), -1), 10))
     return np.hstack(parts)
 
 
-def _gradients(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pixel gradient magnitude and its x/y components for a (n, S, S) float batch."""
+def _gradients(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel gradient magnitude and direction (radians) for a (n, S, S) float batch."""
     gx = np.zeros_like(gray)
     gy = np.zeros_like(gray)
     gx[:, :, 1:-1] = gray[:, :, 2:] - gray[:, :, :-2]
     gy[:, 1:-1, :] = gray[:, 2:, :] - gray[:, :-2, :]
-    return np.hypot(gx, gy), gx, gy
+    return np.hypot(gx, gy), np.arctan2(gy, gx)
 
 
 def _orientation_histograms(magnitude: np.ndarray, bins: np.ndarray, n_bins: int, cell: int) -> np.ndarray:
@@ -154,8 +154,8 @@ HOG_BINS = 8  # 22.5° bins: a quarter turn of the square is an exact shift by 4
 HOG_CELLS = (8, 16)
 
 
-def _hog_features(magnitude: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
-    angle = np.mod(np.arctan2(gy, gx), np.pi)
+def _hog_features(magnitude: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    angle = np.mod(direction, np.pi)
     bins = (angle * HOG_BINS / np.pi + 1e-4).astype(np.int64) % HOG_BINS
     parts = []
     for cell in HOG_CELLS:
@@ -169,13 +169,13 @@ def _hog_features(magnitude: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.n
     return np.hstack(parts)
 
 
-def _ring_features(magnitude: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+def _ring_features(magnitude: np.ndarray, direction: np.ndarray) -> np.ndarray:
     """Orientation of the gradient relative to the direction from the centre, pooled in 4 rings."""
     coords = np.arange(SIDE) - (SIDE - 1) / 2
     yy, xx = np.meshgrid(coords, coords, indexing="ij")
     radial_angle = np.arctan2(yy, xx)
     ring = np.minimum((np.maximum(np.abs(xx), np.abs(yy)) / (SIDE / 2) * 4).astype(np.int64), 3)
-    relative = np.mod(np.arctan2(gy, gx) - radial_angle[None], np.pi)
+    relative = np.mod(direction - radial_angle[None], np.pi)
     n_bins = 6
     bins = np.minimum((relative * n_bins / np.pi).astype(np.int64), n_bins - 1)
     index = ring[None] * n_bins + bins
@@ -385,11 +385,11 @@ def extract_features(
     if config.lbp:
         parts.append(_lbp_features(gray_u8))
     if config.hog or config.ring:
-        magnitude, gx, gy = _gradients(gray_u8.astype(np.float32))
+        magnitude, direction = _gradients(gray_u8.astype(np.float32))
         if config.hog:
-            parts.append(_hog_features(magnitude, gx, gy))
+            parts.append(_hog_features(magnitude, direction))
         if config.ring:
-            parts.append(_ring_features(magnitude, gx, gy))
+            parts.append(_ring_features(magnitude, direction))
     if config.crown:
         parts.append(_crown_features(hsv))
     if config.crown_map:

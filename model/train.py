@@ -15,7 +15,13 @@ import numpy as np
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.crossval import fit_classifier
 from model.dataset import DEFAULT_DATA_DIR
-from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, drop_training_state, make_estimator
+from model.estimators import (
+    DEFAULT_ESTIMATOR,
+    ESTIMATOR_NAMES,
+    drop_training_state,
+    fold_scalers,
+    make_estimator,
+)
 from model.features import FeatureConfig
 from model.table import AugmentPlan, build_table
 
@@ -46,6 +52,7 @@ def train(
         table, np.ones(len(table.labels), bool), config, lambda: make_estimator(estimator_name)
     )
     drop_training_state(classifier.estimator)
+    classifier = SquareClassifier(fold_scalers(classifier.estimator), config, codebook=classifier.codebook)
     classifier.temperature = fitted_temperature(estimator_name)
     classifier.metadata = {
         "estimator": estimator_name,

@@ -10,11 +10,12 @@ import cv2
 import joblib
 import numpy as np
 import pytest
+from sklearn.pipeline import Pipeline
 
 from model import augment
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
-from model.estimators import CrownExpert, block_columns, drop_training_state, make_estimator
+from model.estimators import CrownExpert, block_columns, drop_training_state, fold_scalers, make_estimator
 from model.features import (
     TEMPLATE_LEVELS,
     TEMPLATE_PEAKS,
@@ -117,6 +118,9 @@ def test_crown_expert_multiplies_a_crown_model_in():
     drop_training_state(expert)
     assert len(pickle.dumps(expert)) < 0.7 * size
     np.testing.assert_allclose(expert.predict_proba(features[:5]), probabilities)
+    folded = fold_scalers(expert)
+    assert not isinstance(folded.joint_, Pipeline) and not isinstance(folded.crown_model_, Pipeline)
+    np.testing.assert_allclose(folded.predict_proba(features[:5]), probabilities, atol=1e-5)
 
 
 @pytest.mark.parametrize("side", [40, 63, 100, 300])
