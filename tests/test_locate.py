@@ -189,3 +189,16 @@ def test_grown_mighty_duel_kingdom_says_two_kingdoms_only_when_another_lies_outs
     assert "locate.grow" in located.timings and located.grid_size == 7
     assert corner_error(photo.to_original(located.corners), truth_corners, 7) < 0.25
     assert (TWO_KINGDOMS_NOTE in located.notes) == another_kingdom, located.notes
+
+
+def test_the_more_central_of_two_kingdoms_is_scanned_when_only_the_fast_path_saw_it() -> None:
+    # dev scene 30009: two whole kingdoms; the fast path finds the central one but its squares are too small
+    # there to be sure, and the full search settles on the other one
+    scene = generate_scene(30009)
+    _, truth_corners = scene.upright()
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    photo = load_photo(data, max_side=DECODE_MAX_SIDE)
+    located = locate_kingdom(photo.image)
+    assert "locate.coarse" in located.timings  # the fast path's lattice was not kept as it was
+    assert corner_error(photo.to_original(located.corners), truth_corners, 5) < 0.25
+    assert TWO_KINGDOMS_NOTE in located.notes
