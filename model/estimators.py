@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -135,47 +137,56 @@ def block_columns(names: tuple[str, ...], config: FeatureConfig | None = None) -
     return np.concatenate(columns)
 
 
+def _replace_fitted(estimator, change: Callable):
+    """``change`` applied bottom-up to the estimator and every fitted part inside it (attributes ending in
+    "_", lists of them, a pipeline's steps), each part replaced by what ``change`` returns."""
+
+    def replaced(part):
+        return _replace_fitted(part, change) if isinstance(part, BaseEstimator) else part
+
+    if isinstance(estimator, Pipeline):
+        estimator.steps = [(name, replaced(step)) for name, step in estimator.steps]
+    for name, value in list(vars(estimator).items()):
+        if name.endswith("_") and isinstance(value, list):
+            setattr(estimator, name, [replaced(part) for part in value])
+        elif name.endswith("_") and isinstance(value, BaseEstimator):
+            setattr(estimator, name, replaced(value))
+    return change(estimator)
+
+
+def _without_optimizer(part):
+    if isinstance(part, MLPClassifier):
+        part.__dict__.pop("_optimizer", None)
+    return part
+
+
 def drop_training_state(estimator) -> None:
     """Delete what only further training needs (the MLPs' Adam moments, half their size) before saving."""
-    if isinstance(estimator, MLPClassifier):
-        estimator.__dict__.pop("_optimizer", None)
-        return
-    for value in vars(estimator).values():
-        for part in value if isinstance(value, list) else [value]:
-            if isinstance(part, tuple):  # a Pipeline step: (name, estimator)
-                part = part[-1]
-            if isinstance(part, BaseEstimator):
-                drop_training_state(part)
+    _replace_fitted(estimator, _without_optimizer)
+
+
+def _scaler_in_first_layer(part):
+    """A StandardScaler → MLP pipeline as one MLP: w·(x - mean)/scale + b = (w/scale)·x + b - w·mean/scale."""
+    step_types = [type(step) for _, step in part.steps] if isinstance(part, Pipeline) else []
+    if step_types != [StandardScaler, MLPClassifier]:
+        return part
+    scaler, mlp = part.steps[0][1], part.steps[1][1]
+    weights = mlp.coefs_[0]
+    inverse_scale = (1.0 / scaler.scale_)[:, None]
+    mlp.intercepts_[0] = (
+        mlp.intercepts_[0] - (scaler.mean_[:, None] * inverse_scale * weights).sum(axis=0)
+    ).astype(weights.dtype)
+    mlp.coefs_[0] = (weights * inverse_scale).astype(weights.dtype)
+    return mlp
 
 
 def fold_scalers(estimator):
     """The estimator with each StandardScaler → MLP pipeline made one MLP that scales in its first layer.
 
-    w·(x - mean)/scale + b = (w/scale)·x + (b - w·mean/scale): the same probabilities (to float rounding),
-    one pass over the features less per member, which matters when a board's 100 turned rows are read.
+    The same probabilities (to float rounding), one pass over the features less per member, which matters
+    when a board's 100 turned rows are read.
     """
-    if isinstance(estimator, Pipeline) and [type(step) for _, step in estimator.steps] == [
-        StandardScaler,
-        MLPClassifier,
-    ]:
-        scaler, mlp = estimator.steps[0][1], estimator.steps[1][1]
-        weights = mlp.coefs_[0]
-        inverse_scale = (1.0 / scaler.scale_)[:, None]
-        mlp.intercepts_[0] = (
-            mlp.intercepts_[0] - (scaler.mean_[:, None] * inverse_scale * weights).sum(axis=0)
-        ).astype(weights.dtype)
-        mlp.coefs_[0] = (weights * inverse_scale).astype(weights.dtype)
-        return mlp
-    for name, value in vars(estimator).items():
-        if name.endswith("_") and isinstance(value, list):
-            setattr(
-                estimator,
-                name,
-                [fold_scalers(part) if isinstance(part, BaseEstimator) else part for part in value],
-            )
-        elif name.endswith("_") and isinstance(value, BaseEstimator):
-            setattr(estimator, name, fold_scalers(value))
-    return estimator
+    return _replace_fitted(estimator, _scaler_in_first_layer)
 
 
 def make_estimator(name: str, seed: int = 0):

@@ -225,7 +225,6 @@ def build_table(
             blocks[name], start = features[:, start : start + width], start + width
             seconds[_tag(name)] = share
             if use_cache:
-                CACHE_DIR.mkdir(parents=True, exist_ok=True)
                 np.save(_block_path(rows_key, name), blocks[name], allow_pickle=False)
         if verbose:
             print(f"features of {len(missing)} blocks: {share * len(missing):.0f} s", flush=True)
