@@ -1,9 +1,9 @@
 """SquareClassifier: joint terrain + crown probabilities for square crops, from the packaged model file.
 
 The model file is a joblib dict of plain Python values (scikit-learn version, labels, feature
-configuration, temperature) plus the estimator and the patch codebook as pickled bytes. The version is
-checked *before* the estimator is unpickled, so a file from another scikit-learn version gives a one-line
-ModelLoadError instead of a crash deep inside scikit-learn.
+configuration, temperature) plus the estimator, the patch codebook and the crown detector as pickled bytes.
+The version is checked *before* the estimator is unpickled, so a file from another scikit-learn version
+gives a one-line ModelLoadError instead of a crash deep inside scikit-learn.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import numpy as np
 import sklearn
 
 from model.codebook import PatchCodebook, thumbnails
+from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
+from model.crowns import CrownDetector, cell_maps
 from model.features import FeatureConfig, extract_features, normalise_crops, rotation_permutation
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Square, Terrain
@@ -52,13 +54,17 @@ class SquareClassifier:
         temperature: float = 1.0,
         metadata: dict | None = None,
         codebook: PatchCodebook | None = None,
+        crown_detector: CrownDetector | None = None,
     ) -> None:
         self.estimator = estimator
         self.feature_config = feature_config
         self.temperature = float(temperature)
         self.metadata = dict(metadata or {})
         self.codebook = codebook
-        self._permutations = [feature_permutation(feature_config, codebook, turns) for turns in range(4)]
+        self.crown_detector = crown_detector
+        self._permutations = [
+            feature_permutation(feature_config, codebook, crown_detector, turns) for turns in range(4)
+        ]
         self._columns = np.asarray(estimator.classes_, dtype=np.int64)
 
     # ---- persistence -------------------------------------------------------------------------------
@@ -73,6 +79,7 @@ class SquareClassifier:
             "metadata": self.metadata,
             "estimator_pickle": pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL),
             "codebook_pickle": pickle.dumps(self.codebook, protocol=pickle.HIGHEST_PROTOCOL),
+            "crown_detector_pickle": pickle.dumps(self.crown_detector, protocol=pickle.HIGHEST_PROTOCOL),
         }
         joblib.dump(payload, path, compress=3)
         return path
@@ -106,15 +113,24 @@ class SquareClassifier:
                 warnings.simplefilter("error", category=sklearn.exceptions.InconsistentVersionWarning)
                 estimator = pickle.loads(payload["estimator_pickle"])
                 codebook = pickle.loads(payload.get("codebook_pickle", pickle.dumps(None)))
+                detector = pickle.loads(payload.get("crown_detector_pickle", pickle.dumps(None)))
             config = FeatureConfig.from_dict(payload["feature_config"])
         except Exception as error:
             raise ModelLoadError(f"model file {path} is damaged ({type(error).__name__}: {error})") from error
-        return cls(estimator, config, payload.get("temperature", 1.0), payload.get("metadata"), codebook)
+        return cls(
+            estimator, config, payload.get("temperature", 1.0), payload.get("metadata"), codebook, detector
+        )
 
     # ---- prediction --------------------------------------------------------------------------------
     def features(self, crops: np.ndarray) -> np.ndarray:
-        """(n, d) features of normalised crops: the fixed blocks, then the patch codebook's."""
-        return with_codebook(extract_features(crops, self.feature_config), thumbnails(crops), self.codebook)
+        """(n, d) features of normalised crops: the fixed blocks, the crown detector's, the codebook's."""
+        return with_learned(
+            extract_features(crops, self.feature_config),
+            thumbnails(crops) if self.codebook is not None else None,
+            cell_maps(crops) if self.crown_detector is not None else None,
+            self.codebook,
+            self.crown_detector,
+        )
 
     def predict_proba_features(self, features: np.ndarray) -> np.ndarray:
         """(n, 18) probabilities from (n, d) features of unturned crops, averaged over the 4 quarter turns."""
@@ -141,19 +157,36 @@ class SquareClassifier:
         return readings_from_proba(self.predict_proba(images))
 
 
-def with_codebook(features: np.ndarray, thumbs: np.ndarray, codebook: PatchCodebook | None) -> np.ndarray:
-    """The fixed feature blocks with the codebook's features of the same crops appended (if any)."""
-    if codebook is None:
-        return features
-    return np.hstack([features, codebook.transform(thumbs)])
+def with_learned(
+    features: np.ndarray,
+    thumbs: np.ndarray | None,
+    crown_maps: np.ndarray | None,
+    codebook: PatchCodebook | None,
+    crown_detector: CrownDetector | None,
+) -> np.ndarray:
+    """The fixed feature blocks, then the crown detector's and the codebook's features of the same crops
+    (each if the classifier has it)."""
+    parts = [features]
+    if crown_detector is not None:
+        parts.append(crown_detector.transform(np.asarray(crown_maps, dtype=np.float32)))
+    if codebook is not None:
+        parts.append(codebook.transform(thumbs))
+    return np.hstack(parts) if len(parts) > 1 else features
 
 
-def feature_permutation(config: FeatureConfig, codebook: PatchCodebook | None, turns: int) -> np.ndarray:
-    """Columns that turn the features (fixed blocks + codebook) of a crop by ``turns`` quarter turns."""
-    fixed = rotation_permutation(config, turns)
-    if codebook is None:
-        return fixed
-    return np.concatenate([fixed, len(fixed) + codebook.permutation(turns)])
+def feature_permutation(
+    config: FeatureConfig, codebook: PatchCodebook | None, crown_detector: CrownDetector | None, turns: int
+) -> np.ndarray:
+    """Columns that turn the features (fixed blocks, crown detector, codebook) of a crop by ``turns``
+    quarter turns. The crown detector's features do not change."""
+    parts = [rotation_permutation(config, turns)]
+    start = len(parts[0])
+    if crown_detector is not None:
+        parts.append(np.arange(start, start + CROWN_DETECTOR_FEATURES))
+        start += CROWN_DETECTOR_FEATURES
+    if codebook is not None:
+        parts.append(start + codebook.permutation(turns))
+    return np.concatenate(parts)
 
 
 def readings_from_proba(probabilities: np.ndarray) -> list[SquareReading]:

@@ -14,13 +14,24 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import GroupKFold
 
-from model.classifier import SquareClassifier, feature_permutation, with_codebook
+from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook
+from model.crowns import CrownDetector, template_seeds
+from model.estimators import CROWN_DETECTOR, CrownExpert
 from model.features import FeatureConfig
-from model.table import SYNTHETIC_SOURCE, FeatureTable
+from model.metrics import LABEL_CROWNS
+from model.table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
 
 #: Codewords of the patch codebook (0 = no codebook): 64 words × 4 quarter turns × 4 quarters of the square.
 CODEBOOK_WORDS = 64
+#: Bump when the crown detector's training or features change (cached cross-validation results depend on it).
+CROWN_DETECTOR_VERSION = 1
+
+
+def learned_stages_tag(codebook_words: int = CODEBOOK_WORDS, crown_detector: bool = True) -> str:
+    """Names the learned stages in cache file names: what cached out-of-fold predictions depend on."""
+    detector = f"crowns{CROWN_DETECTOR_VERSION}" if crown_detector else "nocrowns"
+    return f"codebook{codebook_words}-{detector}-inputs{STAGE_INPUTS_VERSION}"
 
 
 def assign_folds(table: FeatureTable, n_folds: int = 5) -> np.ndarray:
@@ -37,15 +48,44 @@ def assign_folds(table: FeatureTable, n_folds: int = 5) -> np.ndarray:
     return folds
 
 
+def table_features(
+    table: FeatureTable,
+    mask: np.ndarray,
+    codebook: PatchCodebook | None,
+    crown_detector: CrownDetector | None,
+) -> np.ndarray:
+    """The classifier's features of the table rows in ``mask``: fixed blocks, crown detector, codebook."""
+    return with_learned(
+        table.features[mask], table.thumbs[mask], table.crown_maps[mask], codebook, crown_detector
+    )
+
+
+def fit_crown_detector(table: FeatureTable, mask: np.ndarray, verbose: bool = False) -> CrownDetector:
+    """The crown detector, learned from the crown counts of the real squares in ``mask``."""
+    rows = np.flatnonzero(mask & table.original)
+    counts = LABEL_CROWNS[table.labels[rows]]
+    peaks = table.crown_peaks[rows]
+    seeds = template_seeds(peaks[:, 0], peaks[:, 1].astype(np.int64), peaks[:, 2].astype(np.int64), counts)
+    maps = table.crown_maps[rows].astype(np.float32)
+    return CrownDetector(verbose=verbose).fit(maps, counts, seeds)
+
+
 def training_rows(
-    table: FeatureTable, mask: np.ndarray, config: FeatureConfig, codebook: PatchCodebook | None = None
+    table: FeatureTable,
+    mask: np.ndarray,
+    config: FeatureConfig,
+    codebook: PatchCodebook | None = None,
+    crown_detector: CrownDetector | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels to fit on: originals in all 4 quarter turns, copies as they are."""
     originals = mask & table.original
     copies = mask & ~table.original
-    features = with_codebook(table.features[mask], table.thumbs[mask], codebook)
+    features = table_features(table, mask, codebook, crown_detector)
     is_original = table.original[mask]
-    blocks = [features[is_original][:, feature_permutation(config, codebook, turns)] for turns in range(4)]
+    blocks = [
+        features[is_original][:, feature_permutation(config, codebook, crown_detector, turns)]
+        for turns in range(4)
+    ]
     labels = np.concatenate([np.tile(table.labels[originals], 4), table.labels[copies]])
     return np.vstack(blocks + [features[~is_original]]), labels
 
@@ -56,13 +96,18 @@ def fit_classifier(
     config: FeatureConfig,
     make_estimator: Callable[[], object],
     codebook_words: int = CODEBOOK_WORDS,
+    crown_detector: bool = True,
+    verbose: bool = False,
 ) -> SquareClassifier:
-    """Fit the codebook (if any) and the estimator on the rows in ``mask``."""
+    """Fit the codebook and the crown detector (if any), then the estimator, on the rows in ``mask``."""
     codebook = PatchCodebook(codebook_words).fit(table.thumbs[mask]) if codebook_words else None
-    features, labels = training_rows(table, mask, config, codebook)
+    detector = fit_crown_detector(table, mask, verbose) if crown_detector else None
+    features, labels = training_rows(table, mask, config, codebook, detector)
     estimator = make_estimator()
+    if detector is None and isinstance(estimator, CrownExpert):  # no detector columns to hand it
+        estimator.set_params(crown_blocks=tuple(b for b in estimator.crown_blocks if b != CROWN_DETECTOR))
     estimator.fit(features, labels)
-    return SquareClassifier(estimator, config, codebook=codebook)
+    return SquareClassifier(estimator, config, codebook=codebook, crown_detector=detector)
 
 
 def _fold_probabilities(
@@ -73,11 +118,14 @@ def _fold_probabilities(
     make_estimator,
     verbose: bool,
     codebook_words: int,
+    crown_detector: bool,
 ) -> np.ndarray:
     started = time.perf_counter()
-    classifier = fit_classifier(table, folds != fold, config, make_estimator, codebook_words)
+    classifier = fit_classifier(
+        table, folds != fold, config, make_estimator, codebook_words, crown_detector, verbose
+    )
     test = table.original & (folds == fold)
-    features = with_codebook(table.features[test], table.thumbs[test], classifier.codebook)
+    features = table_features(table, test, classifier.codebook, classifier.crown_detector)
     probabilities = classifier.predict_proba_features(features)
     if verbose:
         print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
@@ -92,15 +140,18 @@ def out_of_fold(
     verbose: bool = False,
     n_jobs: int = 1,
     codebook_words: int = CODEBOOK_WORDS,
+    crown_detector: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, probabilities (len(rows), 18), folds) for every original real square.
 
-    Each fold fits its own patch codebook, on its training rows only.
+    Each fold fits its own patch codebook and crown detector, on its training rows only.
     """
     folds = assign_folds(table, n_folds)
     rows = np.flatnonzero(table.original)
     fold_probabilities = Parallel(n_jobs=n_jobs)(
-        delayed(_fold_probabilities)(table, folds, fold, config, make_estimator, verbose, codebook_words)
+        delayed(_fold_probabilities)(
+            table, folds, fold, config, make_estimator, verbose, codebook_words, crown_detector
+        )
         for fold in range(n_folds)
     )
     probabilities = np.zeros((len(rows), 18))

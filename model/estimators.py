@@ -12,12 +12,15 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from model.features import FeatureConfig, block_sizes
+from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
+from model.features import FeatureConfig, block_sizes, feature_size
 from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
 from scanner.kingdom import MAX_CROWN_DIGIT
 from scanner.reading import LABELS
 
 IS_LAND = np.array([terrain.is_land for terrain in TERRAINS])
+#: The name of the crown detector's columns, which follow the fixed feature blocks.
+CROWN_DETECTOR = "crown_det"
 
 
 class GeometricEnsemble(ClassifierMixin, BaseEstimator):
@@ -91,7 +94,7 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
         self,
         joint,
         crown_model,
-        crown_blocks: tuple[str, ...] = ("hog", "crown", "crown_map", "crown_tmpl"),
+        crown_blocks: tuple[str, ...] = ("hog", "crown", "crown_map", "crown_tmpl", CROWN_DETECTOR),
         crown_only_blocks: tuple[str, ...] = ("crown_tmpl",),
         weight: float = 0.5,
     ) -> None:
@@ -102,7 +105,7 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
         self.weight = weight
 
     def fit(self, features: np.ndarray, labels: np.ndarray) -> CrownExpert:
-        """Fit on features of the default FeatureConfig (then, if any, the patch codebook's columns)."""
+        """Fit on features of the default FeatureConfig, then the crown detector's and the codebook's."""
         crown_only = block_columns(self.crown_only_blocks)
         self.joint_columns_ = np.setdiff1d(np.arange(features.shape[1]), crown_only)
         self.crown_columns_ = block_columns(self.crown_blocks)
@@ -128,12 +131,15 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
 
 
 def block_columns(names: tuple[str, ...], config: FeatureConfig | None = None) -> np.ndarray:
-    """Column indices of the named feature blocks."""
+    """Column indices of the named feature blocks (CROWN_DETECTOR: the columns after the fixed blocks)."""
+    config = config or FeatureConfig()
     columns, start = [], 0
-    for name, width in block_sizes(config or FeatureConfig()):
+    for name, width in block_sizes(config):
         if name in names:
             columns.append(np.arange(start, start + width))
         start += width
+    if CROWN_DETECTOR in names:
+        columns.append(np.arange(feature_size(config), feature_size(config) + CROWN_DETECTOR_FEATURES))
     return np.concatenate(columns)
 
 

@@ -22,7 +22,8 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
-from model.crossval import CODEBOOK_WORDS, out_of_fold
+from model.crossval import CODEBOOK_WORDS, learned_stages_tag, out_of_fold
+from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.dataset import BOARD_SOURCE, DEFAULT_DATA_DIR, TILE_SOURCE, board_squares, load_boards
 from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
 from model.features import FeatureConfig, feature_size
@@ -187,7 +188,8 @@ def evaluate(
     started = time.perf_counter()
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, verbose=verbose)
-    oof_cache = CACHE_DIR / f"oof-{cache_key(config, plan, data_dir)}-{estimator_name}-{n_folds}.npz"
+    key = f"{cache_key(config, plan, data_dir)}-{learned_stages_tag()}"
+    oof_cache = CACHE_DIR / f"oof-{key}-{estimator_name}-{n_folds}.npz"
     if reuse and oof_cache.is_file():
         with np.load(oof_cache) as stored:
             rows, raw, cv_seconds = stored["rows"], stored["raw"], float(stored["seconds"])
@@ -259,13 +261,22 @@ def evaluate(
         "(k-means on contrast-normalised, whitened 6×6 patches of the crop at 32×32, every 2nd pixel; as in "
         "Coates & Ng 2011), each also in its 3 other quarter turns, and how strongly each fires in each "
         "quarter of the square. The codebook is fitted on the training rows only: one per fold here.",
+        f"- Plus {CROWN_DETECTOR_FEATURES} from a learned crown-icon detector (`model/crowns.py`): the crop "
+        "as a 16×16 grid of 4 px cells (gradient orientations, white-balanced colour), windows of 5×5 cells "
+        "proposed by a linear filter and scored by an MLP verifier in their 4 quarter turns; the features "
+        "are the best windows' scores (sorted), their sum and how many pass 0.5. It is trained from the "
+        "crown counts alone (no crown positions): seeded with crown-template peaks where the template agrees "
+        "with the label, then each k-crown square's k best windows are its crowns (two rounds of "
+        "multiple-instance learning). Like the codebook, it is fitted on the training rows only: one per "
+        "fold here.",
         "- Quarter turns are exact column permutations of the features: the classifier averages the "
         "log-probabilities over the 4 turns, so a turned square reads the same.",
         f"- Estimator: `{estimator_name}` = `{' '.join(repr(make_estimator(estimator_name)).split())}`",
         "- The `_crowns` estimators multiply a joint model (which does not see the template block) with a "
-        "crown-count model (MLP on the gradient histograms and the crown blocks of every square; castles and "
-        "empty squares count 0), p ∝ p_joint · p_crowns^0.5: the crown model has to count icons, while the "
-        "joint model also leans on a terrain's artwork, which hints at the count but does not decide it.",
+        "crown-count model (MLP on the gradient histograms, the crown blocks and the crown detector's "
+        "features of every square; castles and empty squares count 0), p ∝ p_joint · p_crowns^0.5: the "
+        "crown model has to count icons, while the joint model also leans on a terrain's artwork, which "
+        "hints at the count but does not decide it.",
         f"- Joint 18-class output (terrain + crowns, only combinations in the box). Softmax temperature "
         f"{temperature:.3f} fitted on the out-of-fold predictions (stored in `model/calibration.json`, "
         "used by `kingdomino train`).",
@@ -293,7 +304,7 @@ def evaluate(
         "Targets: terrain ≥ 99.5 %, crowns ≥ 99.0 % (boards and tiles), exact base score ≥ 90 % of boards.",
         "",
         "### Estimators compared on the same features and folds (argmax, before calibration)",
-        *compared_estimators(table, cache_key(config, plan, data_dir), n_folds),
+        *compared_estimators(table, key, n_folds),
         "",
     ]
     for source, label in ((BOARD_SOURCE, "Boards"), (TILE_SOURCE, "Tiles")):
@@ -338,8 +349,10 @@ def evaluate(
         "and counted as errors above: "
         + ", ".join(f"`{name}` ({note})" for name, note in SUSPECT_LABELS)
         + ".",
-        "- Most other tile errors are sloppy crops (a neighbour's crowns or half a neighbour in the crop), "
-        "glare that washes a square out, and mines read with one crown too many or too few.",
+        "- Most other tile errors are crowns the crop cuts off (a 3-crown mine whose third crown lies on the "
+        "crop's edge reads as a 2-crown mine; the crown detector sees only the two whole ones), sloppy crops "
+        "(a neighbour's crowns or half a neighbour in the crop), glare that washes a square out, and "
+        "grassland under yellow light read as wheat.",
         "",
         "| board | score error | wrong squares (row,col) truth→read |",
         "|---|---|---|",

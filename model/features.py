@@ -277,8 +277,9 @@ TEMPLATE_PEAKS = 6
 TEMPLATE_LEVELS = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 
-def _crown_template_features(crops: np.ndarray) -> np.ndarray:
-    """Best separate matches of the crown template (any quarter turn), sorted, and counts above levels.
+def crown_template_peaks(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scores, ys, xs), each (n, TEMPLATE_PEAKS): the best separate matches of the crown template (any
+    quarter turn) in each crop, best first (missing ones score 0 at position 0).
 
     Each turn's correlation map is placed at the template's centre (odd sizes: a turned crop gives the
     turned map exactly); peaks are local maxima of the best map over a 9×9 window.
@@ -289,18 +290,28 @@ def _crown_template_features(crops: np.ndarray) -> np.ndarray:
     )
     n = len(crops)
     kernel = np.ones((9, 9), np.uint8)
-    peaks = np.zeros((n, TEMPLATE_PEAKS), dtype=np.float32)
+    scores = np.zeros((n, TEMPLATE_PEAKS), dtype=np.float32)
+    ys = np.zeros((n, TEMPLATE_PEAKS), dtype=np.int64)
+    xs = np.zeros((n, TEMPLATE_PEAKS), dtype=np.int64)
     for index, image in enumerate(whiteness):
         best = np.full((SIDE, SIDE), -1.0, dtype=np.float32)
         for template in _CROWN_TEMPLATES:
             height, width = template.shape
-            scores = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+            matches = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
             top, left = height // 2, width // 2
-            region = best[top : top + scores.shape[0], left : left + scores.shape[1]]
-            np.fmax(region, scores, out=region)  # fmax: a flat patch's NaN score is ignored
-        local = (best >= cv2.dilate(best, kernel)) & (best > 0.2)
-        values = np.sort(best[local])[::-1][:TEMPLATE_PEAKS]
-        peaks[index, : len(values)] = values
+            region = best[top : top + matches.shape[0], left : left + matches.shape[1]]
+            np.fmax(region, matches, out=region)  # fmax: a flat patch's NaN score is ignored
+        peak_y, peak_x = np.nonzero((best >= cv2.dilate(best, kernel)) & (best > 0.2))
+        order = np.argsort(-best[peak_y, peak_x], kind="stable")[:TEMPLATE_PEAKS]
+        found = len(order)
+        scores[index, :found] = best[peak_y[order], peak_x[order]]
+        ys[index, :found], xs[index, :found] = peak_y[order], peak_x[order]
+    return scores, ys, xs
+
+
+def _crown_template_features(crops: np.ndarray) -> np.ndarray:
+    """Best separate matches of the crown template (any quarter turn), sorted, and counts above levels."""
+    peaks = crown_template_peaks(crops)[0]
     counts = np.stack([(peaks >= level).sum(axis=1) for level in TEMPLATE_LEVELS], axis=1)
     return np.hstack([peaks, counts.astype(np.float32) / 3.0])
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from model import augment
 from model.codebook import thumbnails
+from model.crowns import cell_maps
 from model.dataset import (
     BOARD_SOURCE,
     DEFAULT_DATA_DIR,
@@ -28,7 +29,14 @@ from model.dataset import (
     load_boards,
     load_tiles,
 )
-from model.features import BLOCKS, FeatureConfig, block_sizes, extract_features, normalise_crops
+from model.features import (
+    BLOCKS,
+    FeatureConfig,
+    block_sizes,
+    crown_template_peaks,
+    extract_features,
+    normalise_crops,
+)
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
 
@@ -69,11 +77,15 @@ DEFAULT_PLAN = AugmentPlan()
 class FeatureTable:
     """Rows of features; ``original`` marks unaugmented real crops, ``sample`` links copies to them.
 
-    ``thumbs`` are the crops at 32×32, for the patch codebook, which is fitted per training set.
+    The inputs of the learned stages, which are fitted per training set: ``thumbs`` (the crops at 32×32)
+    for the patch codebook; ``crown_maps`` (cell maps) and ``crown_peaks`` (crown-template peaks: scores,
+    ys, xs) for the crown detector.
     """
 
     features: np.ndarray
     thumbs: np.ndarray
+    crown_maps: np.ndarray
+    crown_peaks: np.ndarray
     labels: np.ndarray
     groups: np.ndarray
     sources: np.ndarray
@@ -108,8 +120,22 @@ def _block_path(rows_key: str, name: str) -> Path:
     return CACHE_DIR / f"block-{rows_key}-{_tag(name)}.npy"
 
 
-def _thumbs_path(rows_key: str) -> Path:
-    return CACHE_DIR / f"thumbs-{rows_key}.npy"
+STAGE_INPUTS_VERSION = 1  # bump when a learned stage's input (thumbnails, cell maps, peaks) changes
+
+
+def _stage_inputs_path(rows_key: str) -> Path:
+    return CACHE_DIR / f"stage-inputs-{rows_key}-v{STAGE_INPUTS_VERSION}.npz"
+
+
+def stage_inputs(crops: np.ndarray, batch: int = 1000) -> dict[str, np.ndarray]:
+    """What the learned stages need of (n, SIDE, SIDE, 3) crops, computed in batches (label-free)."""
+    parts: dict[str, list[np.ndarray]] = {"thumbs": [], "crown_maps": [], "crown_peaks": []}
+    for start in range(0, len(crops), batch):
+        chunk = crops[start : start + batch]
+        parts["thumbs"].append(thumbnails(chunk))
+        parts["crown_maps"].append(cell_maps(chunk).astype(np.float16))
+        parts["crown_peaks"].append(np.stack(crown_template_peaks(chunk), axis=1).astype(np.float32))
+    return {name: np.concatenate(values) for name, values in parts.items()}
 
 
 def _augmented_crops(
@@ -196,7 +222,7 @@ def build_table(
     rows: dict[str, np.ndarray] | None = None
     seconds: dict[str, float] = {}
     blocks: dict[str, np.ndarray] = {}
-    thumbs: np.ndarray | None = None
+    inputs: dict[str, np.ndarray] | None = None
     if use_cache and rows_path.exists():
         with np.load(rows_path, allow_pickle=False) as stored:
             rows = {field: stored[field] for field in ROW_FIELDS}
@@ -205,18 +231,21 @@ def build_table(
             path = _block_path(rows_key, name)
             if path.exists() and _tag(name) in seconds:
                 blocks[name] = np.load(path, allow_pickle=False)
-        if _thumbs_path(rows_key).exists():
-            thumbs = np.load(_thumbs_path(rows_key), allow_pickle=False)
+        if _stage_inputs_path(rows_key).exists():
+            with np.load(_stage_inputs_path(rows_key), allow_pickle=False) as stored:
+                inputs = dict(stored)
     missing = [name for name in names if name not in blocks]
-    if missing or rows is None or thumbs is None:
+    if missing or rows is None or inputs is None:
         started = time.perf_counter()
         crops, rows = _crops_and_rows(plan, data_dir, verbose)
         seconds["augment"] = round(time.perf_counter() - started, 1)
         crops = normalise_crops(crops)
-        thumbs = thumbnails(crops)
+        started = time.perf_counter()
+        inputs = stage_inputs(crops)
+        seconds["stage-inputs"] = round(time.perf_counter() - started, 1)
         if use_cache:
             CACHE_DIR.mkdir(parents=True, exist_ok=True)
-            np.save(_thumbs_path(rows_key), thumbs, allow_pickle=False)
+            np.savez(_stage_inputs_path(rows_key), **inputs)
         started = time.perf_counter()
         only = FeatureConfig(**{key: key in missing for key in config.to_dict()})
         features, start = (extract_features(crops, only) if missing else None), 0
@@ -230,10 +259,10 @@ def build_table(
             print(f"features of {len(missing)} blocks: {share * len(missing):.0f} s", flush=True)
         if use_cache:
             np.savez(rows_path, seconds=json.dumps(seconds), **rows)
-    used = ["augment"] + [_tag(name) for name in names]
+    used = ["augment", "stage-inputs"] + [_tag(name) for name in names]
     return FeatureTable(
         features=np.hstack([blocks[name] for name in names]).astype(np.float32),
-        thumbs=thumbs,
+        **inputs,
         **rows,
         build_seconds=round(sum(seconds.get(key, 0.0) for key in used), 1),
     )

@@ -49,15 +49,25 @@ def train(
     table = build_table(config, plan, data_dir, use_cache=use_cache, verbose=verbose)
     features_done = time.perf_counter()
     classifier = fit_classifier(
-        table, np.ones(len(table.labels), bool), config, lambda: make_estimator(estimator_name)
+        table,
+        np.ones(len(table.labels), bool),
+        config,
+        lambda: make_estimator(estimator_name),
+        verbose=verbose,
     )
     drop_training_state(classifier.estimator)
-    classifier = SquareClassifier(fold_scalers(classifier.estimator), config, codebook=classifier.codebook)
+    classifier = SquareClassifier(
+        fold_scalers(classifier.estimator),
+        config,
+        codebook=classifier.codebook,
+        crown_detector=classifier.crown_detector,
+    )
     classifier.temperature = fitted_temperature(estimator_name)
     classifier.metadata = {
         "estimator": estimator_name,
         "augment_plan": plan.to_dict(),
         "codebook_words": classifier.codebook.words if classifier.codebook else 0,
+        "crown_detector": classifier.crown_detector is not None,
         "training_rows": int(len(table.labels)),
         "real_squares": int(table.original.sum()),
         "feature_seconds": table.build_seconds,

@@ -14,8 +14,16 @@ from sklearn.pipeline import Pipeline
 
 from model import augment
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
+from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
-from model.estimators import CrownExpert, block_columns, drop_training_state, fold_scalers, make_estimator
+from model.estimators import (
+    CROWN_DETECTOR,
+    CrownExpert,
+    block_columns,
+    drop_training_state,
+    fold_scalers,
+    make_estimator,
+)
 from model.features import (
     TEMPLATE_LEVELS,
     TEMPLATE_PEAKS,
@@ -47,6 +55,12 @@ def test_packaged_model_is_small_and_loads():
     assert DEFAULT_MODEL_PATH.is_file()
     assert DEFAULT_MODEL_PATH.stat().st_size < 50 * 1024 * 1024
     SquareClassifier.load(DEFAULT_MODEL_PATH)
+
+
+def test_packaged_model_carries_its_learned_stages(classifier, board):
+    assert classifier.codebook is not None and classifier.crown_detector is not None
+    squares, _ = board
+    assert classifier.features(normalise_crops(squares)).shape[1] == len(classifier._permutations[0])
 
 
 def test_probabilities_cover_the_18_labels_and_sum_to_one(classifier, board):
@@ -102,7 +116,7 @@ def test_crown_template_counts_the_crowns_of_a_board(board):
 
 def test_crown_expert_multiplies_a_crown_model_in():
     rng = np.random.default_rng(1)
-    features = rng.random((240, feature_size())).astype(np.float32)
+    features = rng.random((240, feature_size() + CROWN_DETECTOR_FEATURES)).astype(np.float32)
     labels = rng.integers(0, len(LABELS), 240)
     expert = make_estimator("mlp_crowns")
     assert isinstance(expert, CrownExpert)
@@ -110,7 +124,8 @@ def test_crown_expert_multiplies_a_crown_model_in():
         warnings.simplefilter("ignore")  # 40 epochs on noise need not converge
         expert.fit(features, labels)
     assert not set(expert.joint_columns_) & set(block_columns(expert.crown_only_blocks))
-    assert set(block_columns(("crown_tmpl",))) <= set(expert.crown_columns_)
+    assert set(block_columns(("crown_tmpl", CROWN_DETECTOR))) <= set(expert.crown_columns_)
+    assert set(block_columns((CROWN_DETECTOR,))) == set(range(feature_size(), features.shape[1]))
     probabilities = expert.predict_proba(features[:5])
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
     assert expert.predict(features[:5]).shape == (5,)

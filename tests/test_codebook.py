@@ -7,7 +7,7 @@ import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
 from model import augment
-from model.classifier import SquareClassifier, feature_permutation, with_codebook
+from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook, thumbnails
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import FeatureConfig, extract_features, normalise_crops
@@ -44,8 +44,8 @@ def test_patch_positions_must_split_into_quarters():
 def test_a_classifier_with_a_codebook_round_trips_and_ignores_turns(board, codebook, tmp_path):
     crops, labels = board
     config = FeatureConfig()
-    features = with_codebook(extract_features(crops, config), thumbnails(crops), codebook)
-    rows = np.vstack([features[:, feature_permutation(config, codebook, turns)] for turns in range(4)])
+    features = with_learned(extract_features(crops, config), thumbnails(crops), None, codebook, None)
+    rows = np.vstack([features[:, feature_permutation(config, codebook, None, turns)] for turns in range(4)])
     estimator = KNeighborsClassifier(n_neighbors=3).fit(rows, np.tile(labels, 4))
     classifier = SquareClassifier(estimator, config, codebook=codebook)
     path = classifier.save(tmp_path / "model.joblib")
