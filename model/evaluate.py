@@ -373,7 +373,7 @@ def evaluate(
         "- Training the packaged model from scratch: augmentation + features "
         f"{meta.get('feature_seconds', '?')} s "
         "(then cached under `out/cache`, one file per feature block) + fit "
-        f"{meta.get('fit_seconds', '?')} s, on the shared machine.",
+        f"{meta.get('fit_seconds', '?')} s, on {meta.get('cores', '?')} cores of the shared machine.",
         f"- This cross-validation: {cv_seconds:.0f} s.",
         "",
         "## Commands",

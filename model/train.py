@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -72,6 +73,7 @@ def train(
         "real_squares": int(table.original.sum()),
         "feature_seconds": table.build_seconds,
         "fit_seconds": round(time.perf_counter() - features_done, 1),
+        "cores": len(os.sched_getaffinity(0)),
     }
     path = classifier.save(out)
     if verbose:
