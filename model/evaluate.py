@@ -51,6 +51,7 @@ OOF_PATH = REPO / "out" / "oof_board_probs.npz"
 SUSPECT_LABELS = (
     ("tiles_spetryk/swamp_1/IMG_4106_26.jpg", "a mine with 2 crowns"),
     ("tiles_spetryk/swamp_1/IMG_4111_5.jpg", "a mine with 1 crown"),
+    ("tiles_spetryk/mine_1/IMG_4140_12.jpg", "a swamp with 1 crown"),
     ("tiles_spetryk/wheat_0/kd24_6.jpg", "a grassland"),
 )
 
