@@ -17,7 +17,6 @@ from sklearn.model_selection import GroupKFold
 from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook
 from model.crowns import CrownDetector, template_seeds
-from model.estimators import CROWN_DETECTOR, CrownExpert
 from model.features import FeatureConfig
 from model.metrics import LABEL_CROWNS
 from model.table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
@@ -28,10 +27,9 @@ CODEBOOK_WORDS = 128
 CROWN_DETECTOR_VERSION = 1
 
 
-def learned_stages_tag(codebook_words: int = CODEBOOK_WORDS, crown_detector: bool = True) -> str:
+def learned_stages_tag(codebook_words: int = CODEBOOK_WORDS) -> str:
     """Names the learned stages in cache file names: what cached out-of-fold predictions depend on."""
-    detector = f"crowns{CROWN_DETECTOR_VERSION}" if crown_detector else "nocrowns"
-    return f"codebook{codebook_words}-{detector}-inputs{STAGE_INPUTS_VERSION}"
+    return f"codebook{codebook_words}-crowns{CROWN_DETECTOR_VERSION}-inputs{STAGE_INPUTS_VERSION}"
 
 
 def assign_folds(table: FeatureTable, n_folds: int = 5) -> np.ndarray:
@@ -96,16 +94,13 @@ def fit_classifier(
     config: FeatureConfig,
     make_estimator: Callable[[], object],
     codebook_words: int = CODEBOOK_WORDS,
-    crown_detector: bool = True,
     verbose: bool = False,
 ) -> SquareClassifier:
-    """Fit the codebook and the crown detector (if any), then the estimator, on the rows in ``mask``."""
+    """Fit the codebook (if any) and the crown detector, then the estimator, on the rows in ``mask``."""
     codebook = PatchCodebook(codebook_words).fit(table.thumbs[mask]) if codebook_words else None
-    detector = fit_crown_detector(table, mask, verbose) if crown_detector else None
+    detector = fit_crown_detector(table, mask, verbose)
     features, labels = training_rows(table, mask, config, codebook, detector)
     estimator = make_estimator()
-    if detector is None and isinstance(estimator, CrownExpert):  # no detector columns to hand it
-        estimator.set_params(crown_blocks=tuple(b for b in estimator.crown_blocks if b != CROWN_DETECTOR))
     estimator.fit(features, labels)
     return SquareClassifier(estimator, config, codebook=codebook, crown_detector=detector)
 
@@ -118,12 +113,9 @@ def _fold_probabilities(
     make_estimator,
     verbose: bool,
     codebook_words: int,
-    crown_detector: bool,
 ) -> np.ndarray:
     started = time.perf_counter()
-    classifier = fit_classifier(
-        table, folds != fold, config, make_estimator, codebook_words, crown_detector, verbose
-    )
+    classifier = fit_classifier(table, folds != fold, config, make_estimator, codebook_words, verbose)
     test = table.original & (folds == fold)
     features = table_features(table, test, classifier.codebook, classifier.crown_detector)
     probabilities = classifier.predict_proba_features(features)
@@ -140,7 +132,6 @@ def out_of_fold(
     verbose: bool = False,
     n_jobs: int = 1,
     codebook_words: int = CODEBOOK_WORDS,
-    crown_detector: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, probabilities (len(rows), 18), folds) for every original real square.
 
@@ -149,9 +140,7 @@ def out_of_fold(
     folds = assign_folds(table, n_folds)
     rows = np.flatnonzero(table.original)
     fold_probabilities = Parallel(n_jobs=n_jobs)(
-        delayed(_fold_probabilities)(
-            table, folds, fold, config, make_estimator, verbose, codebook_words, crown_detector
-        )
+        delayed(_fold_probabilities)(table, folds, fold, config, make_estimator, verbose, codebook_words)
         for fold in range(n_folds)
     )
     probabilities = np.zeros((len(rows), 18))
