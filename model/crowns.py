@@ -129,6 +129,16 @@ def local_peaks(heat: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return order // POSITIONS, order % POSITIONS, values
 
 
+def _near(n: int, rows: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """(n, POSITIONS, POSITIONS) bool: the windows of each of n crops within 1 cell (either axis) of one of
+    the positions (rows, ys, xs): the same crown, so never a background example for it."""
+    near = np.zeros((n, POSITIONS, POSITIONS), bool)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            near[rows, np.clip(ys + dy, 0, POSITIONS - 1), np.clip(xs + dx, 0, POSITIONS - 1)] = True
+    return near
+
+
 def _mlp(hidden: int, seed: int):
     return make_pipeline(
         StandardScaler(),
@@ -253,17 +263,10 @@ class CrownDetector:
     def _away_from(rows, ys, xs, rng, per_row: int):
         """Random windows of the given crops at least 2 cells from any of the given positions."""
         out_rows, out_ys, out_xs = [], [], []
-        grid_y, grid_x = np.mgrid[0:POSITIONS, 0:POSITIONS]
-        for row in np.unique(rows):
-            mine = rows == row
-            distance = np.min(
-                [
-                    np.maximum(abs(grid_y - y), abs(grid_x - x))
-                    for y, x in zip(ys[mine], xs[mine], strict=True)
-                ],
-                axis=0,
-            )
-            free = np.flatnonzero(distance.ravel() >= 2)
+        crops = np.unique(rows)
+        near = _near(len(crops), np.searchsorted(crops, rows), ys, xs)
+        for crop, row in enumerate(crops):
+            free = np.flatnonzero(~near[crop].ravel())
             pick = rng.choice(free, min(per_row, len(free)), replace=False)
             out_rows.append(np.full(len(pick), row))
             out_ys.append(pick // POSITIONS)
@@ -279,13 +282,7 @@ class CrownDetector:
         chosen = np.arange(ys.shape[1])[None, :] < counts[:, None]
         pos_rows = np.nonzero(chosen)[0]
         pos_ys, pos_xs = ys[chosen], xs[chosen]
-        grid_y, grid_x = np.mgrid[0:POSITIONS, 0:POSITIONS]
-        near = np.zeros((n, POSITIONS, POSITIONS), bool)
-        for slot in range(ys.shape[1]):
-            close = (np.abs(grid_y[None] - ys[:, slot, None, None]) < 2) & (
-                np.abs(grid_x[None] - xs[:, slot, None, None]) < 2
-            )
-            near |= close & chosen[:, slot, None, None]
+        near = _near(n, pos_rows, pos_ys, pos_xs)
         background = np.where(near, -np.inf, heat).reshape(n, -1)
         hardest = np.argsort(-background, axis=1)[:, :hard]
         randoms = rng.integers(0, POSITIONS * POSITIONS, (n, random))
