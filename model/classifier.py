@@ -20,7 +20,13 @@ import sklearn
 from model.codebook import PatchCodebook, thumbnails
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.crowns import CrownDetector, cell_maps
-from model.features import FeatureConfig, extract_features, normalise_crops, rotation_permutation
+from model.features import (
+    CropViews,
+    FeatureConfig,
+    extract_features,
+    normalise_crops,
+    rotation_permutation,
+)
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABELS, SquareReading
@@ -124,10 +130,11 @@ class SquareClassifier:
     # ---- prediction --------------------------------------------------------------------------------
     def features(self, crops: np.ndarray) -> np.ndarray:
         """(n, d) features of normalised crops: the fixed blocks, the crown detector's, the codebook's."""
+        views = CropViews(crops)  # the fixed blocks and the cell maps share gradients and white balance
         return with_learned(
-            extract_features(crops, self.feature_config),
+            extract_features(views, self.feature_config),
             thumbnails(crops) if self.codebook is not None else None,
-            cell_maps(crops) if self.crown_detector is not None else None,
+            cell_maps(views) if self.crown_detector is not None else None,
             self.codebook,
             self.crown_detector,
         )

@@ -27,7 +27,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from model.features import SIDE, _gradients, _orientation_histograms, _white_patch
+from model.features import SIDE, CropViews, _orientation_histograms, crop_views
 
 CELL = 4
 GRID = SIDE // CELL  # 16 cells a side
@@ -69,20 +69,19 @@ def _cell_means(images: np.ndarray) -> np.ndarray:
     )
 
 
-def cell_maps(crops: np.ndarray) -> np.ndarray:
+def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
     """(n, 16, 16, 13) float32 cell maps of (n, 64, 64, 3) uint8 BGR crops (label-free, cacheable)."""
-    n = len(crops)
+    views = crop_views(crops)
+    n = len(views.crops)
     if n == 0:
         return np.zeros((0, GRID, GRID, CHANNELS), np.float32)
-    flat = crops.reshape(-1, SIDE, 3)
-    gray = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).reshape(n, SIDE, SIDE).astype(np.float32)
-    magnitude, direction = _gradients(gray)
+    magnitude, direction = views.gradients
     bins = np.floor(direction * (BINS / np.pi) + 1e-4).astype(np.int32) & (BINS - 1)  # angle mod 180°
     hist = _orientation_histograms(magnitude, bins, BINS, CELL)
     energy = np.pad((hist**2).sum(axis=3), ((0, 0), (1, 1), (1, 1)))
     block = sum(energy[:, dy : dy + GRID, dx : dx + GRID] for dy in range(3) for dx in range(3))
     hist = np.minimum(hist / np.sqrt(block[..., None] + 1.0), 0.4)
-    balanced = _white_patch(crops).reshape(-1, SIDE, 3)
+    balanced = views.balanced.reshape(-1, SIDE, 3)
     lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB)
     saturation = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)[..., 1:2]
     whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2])[..., None]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -60,6 +61,39 @@ def normalise_crops(images: Sequence[np.ndarray]) -> np.ndarray:
             image, (SIDE, SIDE), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
         )
     return out
+
+
+class CropViews:
+    """A batch of normalised (n, SIDE, SIDE, 3) crops and the intermediates that several feature stages
+    share (the fixed blocks here, the crown detector's cell maps): each is computed once, on first use."""
+
+    def __init__(self, crops: np.ndarray) -> None:
+        self.crops = crops
+
+    @cached_property
+    def gray(self) -> np.ndarray:
+        """(n, SIDE, SIDE) uint8 grey crops."""
+        flat = cv2.cvtColor(self.crops.reshape(-1, SIDE, 3), cv2.COLOR_BGR2GRAY)
+        return flat.reshape(self.crops.shape[:3])
+
+    @cached_property
+    def gradients(self) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient magnitude and direction of the grey crops."""
+        return _gradients(self.gray.astype(np.float32))
+
+    @cached_property
+    def balanced(self) -> np.ndarray:
+        """The white-patch corrected crops (see _white_patch)."""
+        return _white_patch(self.crops)
+
+
+def crop_views(images: Sequence[np.ndarray] | np.ndarray | CropViews) -> CropViews:
+    """``images`` as CropViews, normalised first unless they already are SIDE×SIDE BGR crops."""
+    if isinstance(images, CropViews):
+        return images
+    if isinstance(images, np.ndarray) and images.shape[1:] == (SIDE, SIDE, 3):
+        return CropViews(images)
+    return CropViews(normalise_crops(images))
 
 
 def _histograms(values: np.ndarray, bins: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -291,18 +325,18 @@ TEMPLATE_PEAKS = 6
 TEMPLATE_LEVELS = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 
-def crown_template_peaks(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def crown_template_peaks(crops: np.ndarray | CropViews) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(scores, ys, xs), each (n, TEMPLATE_PEAKS): the best separate matches of the crown template (any
     quarter turn) in each crop, best first (missing ones score 0 at position 0).
 
     Each turn's correlation map is placed at the template's centre (odd sizes: a turned crop gives the
     turned map exactly); peaks are local maxima of the best map over a 9×9 window.
     """
-    balanced = _white_patch(crops)
+    balanced = crop_views(crops).balanced
     whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2]).astype(
         np.float32
     )
-    n = len(crops)
+    n = len(balanced)
     kernel = np.ones((9, 9), np.uint8)
     scores = np.zeros((n, TEMPLATE_PEAKS), dtype=np.float32)
     ys = np.zeros((n, TEMPLATE_PEAKS), dtype=np.int64)
@@ -323,7 +357,7 @@ def crown_template_peaks(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     return scores, ys, xs
 
 
-def _crown_template_features(crops: np.ndarray) -> np.ndarray:
+def _crown_template_features(crops: CropViews) -> np.ndarray:
     """Best separate matches of the crown template (any quarter turn), sorted, and counts above levels."""
     peaks = crown_template_peaks(crops)[0]
     counts = np.stack([(peaks >= level).sum(axis=1) for level in TEMPLATE_LEVELS], axis=1)
@@ -391,30 +425,26 @@ def rotation_permutation(config: FeatureConfig, quarter_turns: int) -> np.ndarra
 
 
 def extract_features(
-    images: Sequence[np.ndarray] | np.ndarray, config: FeatureConfig = FeatureConfig()
+    images: Sequence[np.ndarray] | np.ndarray | CropViews, config: FeatureConfig = FeatureConfig()
 ) -> np.ndarray:
     """(n, d) float32 features of square crops (BGR uint8, any size)."""
-    crops = images if isinstance(images, np.ndarray) and images.shape[1:] == (SIDE, SIDE, 3) else None
-    if crops is None:
-        crops = normalise_crops(images)
+    views = crop_views(images)
+    crops = views.crops
     if len(crops) == 0:
         return np.zeros((0, feature_size(config)), dtype=np.float32)
     flat = crops.reshape(-1, SIDE, 3)
     hsv = cv2.cvtColor(flat, cv2.COLOR_BGR2HSV).reshape(crops.shape)
     lab = cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(crops.shape)
-    gray_u8 = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])
     lab_thumbs = _lab_thumbnails(lab)
     parts = []
     if config.colour:
         parts.append(_colour_features(hsv, lab, lab_thumbs))
     if config.lbp:
-        parts.append(_lbp_features(gray_u8))
-    if config.hog or config.ring:
-        magnitude, direction = _gradients(gray_u8.astype(np.float32))
-        if config.hog:
-            parts.append(_hog_features(magnitude, direction))
-        if config.ring:
-            parts.append(_ring_features(magnitude, direction))
+        parts.append(_lbp_features(views.gray))
+    if config.hog:
+        parts.append(_hog_features(*views.gradients))
+    if config.ring:
+        parts.append(_ring_features(*views.gradients))
     if config.crown:
         parts.append(_crown_features(hsv))
     if config.crown_map:
@@ -422,7 +452,7 @@ def extract_features(
     if config.pixels:
         parts.append(lab_thumbs.reshape(len(lab_thumbs), -1))
     if config.crown_tmpl:
-        parts.append(_crown_template_features(crops))
+        parts.append(_crown_template_features(views))
     return np.hstack(parts).astype(np.float32)
 
 

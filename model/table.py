@@ -31,6 +31,7 @@ from model.dataset import (
 )
 from model.features import (
     BLOCKS,
+    CropViews,
     FeatureConfig,
     block_sizes,
     crown_template_peaks,
@@ -131,8 +132,8 @@ def stage_inputs(crops: np.ndarray, batch: int = 1000) -> dict[str, np.ndarray]:
     """What the learned stages need of (n, SIDE, SIDE, 3) crops, computed in batches (label-free)."""
     parts: dict[str, list[np.ndarray]] = {"thumbs": [], "crown_maps": [], "crown_peaks": []}
     for start in range(0, len(crops), batch):
-        chunk = crops[start : start + batch]
-        parts["thumbs"].append(thumbnails(chunk))
+        chunk = CropViews(crops[start : start + batch])  # cell maps and peaks share the white balance
+        parts["thumbs"].append(thumbnails(chunk.crops))
         parts["crown_maps"].append(cell_maps(chunk).astype(np.float16))
         parts["crown_peaks"].append(np.stack(crown_template_peaks(chunk), axis=1).astype(np.float32))
     return {name: np.concatenate(values) for name, values in parts.items()}

@@ -13,8 +13,10 @@ import pytest
 from sklearn.pipeline import Pipeline
 
 from model import augment
-from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
+from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier, with_learned
+from model.codebook import thumbnails
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
+from model.crowns import cell_maps
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.estimators import (
     CROWN_DETECTOR,
@@ -61,6 +63,19 @@ def test_packaged_model_carries_its_learned_stages(classifier, board):
     assert classifier.codebook is not None and classifier.crown_detector is not None
     squares, _ = board
     assert classifier.features(normalise_crops(squares)).shape[1] == len(classifier._permutations[0])
+
+
+def test_shared_intermediates_give_the_features_of_each_stage_alone(classifier, board):
+    squares, _ = board
+    crops = normalise_crops(squares)
+    alone = with_learned(
+        extract_features(crops, classifier.feature_config),
+        thumbnails(crops),
+        cell_maps(crops),
+        classifier.codebook,
+        classifier.crown_detector,
+    )
+    np.testing.assert_array_equal(classifier.features(crops), alone)
 
 
 def test_probabilities_cover_the_18_labels_and_sum_to_one(classifier, board):
