@@ -357,9 +357,9 @@ def crown_template_peaks(crops: np.ndarray | CropViews) -> tuple[np.ndarray, np.
     return scores, ys, xs
 
 
-def _crown_template_features(crops: CropViews) -> np.ndarray:
+def _crown_template_features(views: CropViews) -> np.ndarray:
     """Best separate matches of the crown template (any quarter turn), sorted, and counts above levels."""
-    peaks = crown_template_peaks(crops)[0]
+    peaks = crown_template_peaks(views)[0]
     counts = np.stack([(peaks >= level).sum(axis=1) for level in TEMPLATE_LEVELS], axis=1)
     return np.hstack([peaks, counts.astype(np.float32) / 3.0])
 
