@@ -73,7 +73,7 @@ def train(
         "real_squares": int(table.original.sum()),
         "feature_seconds": table.build_seconds,
         "fit_seconds": round(time.perf_counter() - features_done, 1),
-        "cores": len(os.sched_getaffinity(0)),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
     }
     path = classifier.save(out)
     if verbose:
