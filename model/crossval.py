@@ -113,12 +113,16 @@ def _fold_probabilities(
     make_estimator,
     verbose: bool,
     codebook_words: int,
+    crops: np.ndarray | None,
 ) -> np.ndarray:
     started = time.perf_counter()
     classifier = fit_classifier(table, folds != fold, config, make_estimator, codebook_words, verbose)
     test = table.original & (folds == fold)
     features = table_features(table, test, classifier.codebook, classifier.crown_detector)
-    probabilities = classifier.predict_proba_features(features)
+    log_proba = classifier.log_proba_features(features)
+    if crops is not None:  # as the packaged classifier reads a crop: unsure squares again, turned
+        log_proba = classifier.recheck(crops[test[table.original]], log_proba)
+    probabilities = classifier.calibrated(log_proba)
     if verbose:
         print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
     return probabilities
@@ -132,15 +136,20 @@ def out_of_fold(
     verbose: bool = False,
     n_jobs: int = 1,
     codebook_words: int = CODEBOOK_WORDS,
+    crops: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, probabilities (len(rows), 18), folds) for every original real square.
 
-    Each fold fits its own patch codebook and crown detector, on its training rows only.
+    Each fold fits its own patch codebook and crown detector, on its training rows only. With ``crops``
+    (the normalised crops of the original rows, in row order), unsure squares are re-read turned, as
+    ``SquareClassifier.predict_proba`` does.
     """
     folds = assign_folds(table, n_folds)
     rows = np.flatnonzero(table.original)
     fold_probabilities = Parallel(n_jobs=n_jobs)(
-        delayed(_fold_probabilities)(table, folds, fold, config, make_estimator, verbose, codebook_words)
+        delayed(_fold_probabilities)(
+            table, folds, fold, config, make_estimator, verbose, codebook_words, crops
+        )
         for fold in range(n_folds)
     )
     probabilities = np.zeros((len(rows), 18))

@@ -21,12 +21,20 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
+from model.classifier import DEFAULT_MODEL_PATH, RECHECK_BELOW, RECHECK_DEGREES, SquareClassifier
 from model.crossval import CODEBOOK_WORDS, learned_stages_tag, out_of_fold
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
-from model.dataset import BOARD_SOURCE, DEFAULT_DATA_DIR, TILE_SOURCE, board_squares, load_boards
+from model.dataset import (
+    BOARD_SOURCE,
+    DEFAULT_DATA_DIR,
+    TILE_SOURCE,
+    board_squares,
+    load_board_squares,
+    load_boards,
+    load_tiles,
+)
 from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
-from model.features import FeatureConfig, feature_size
+from model.features import FeatureConfig, feature_size, normalise_crops
 from model.metrics import (
     LABEL_CROWNS,
     LABEL_TERRAIN,
@@ -177,6 +185,15 @@ def compared_estimators(table: FeatureTable, key: str, n_folds: int) -> list[str
     return lines
 
 
+def original_crops(table: FeatureTable, data_dir: Path) -> np.ndarray:
+    """Normalised crops of the table's original (real) squares, in row order, for the re-reading."""
+    squares = load_board_squares(load_boards(data_dir))
+    squares.extend(load_tiles(data_dir))
+    if list(squares.names) != list(table.names[table.original]):
+        raise RuntimeError("the data directory no longer matches the cached feature table; rebuild it")
+    return normalise_crops(squares.images)
+
+
 def evaluate(
     data_dir: Path,
     estimator_name: str,
@@ -190,13 +207,20 @@ def evaluate(
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, verbose=verbose)
     key = f"{cache_key(config, plan, data_dir)}-{learned_stages_tag()}"
-    oof_cache = CACHE_DIR / f"oof-{key}-{estimator_name}-{n_folds}.npz"
+    recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
+    oof_cache = CACHE_DIR / f"oof-{key}-{estimator_name}-{n_folds}-{recheck}.npz"
     if reuse and oof_cache.is_file():
         with np.load(oof_cache) as stored:
             rows, raw, cv_seconds = stored["rows"], stored["raw"], float(stored["seconds"])
     else:
         rows, raw, _ = out_of_fold(
-            table, config, partial(make_estimator, estimator_name), n_folds, verbose, n_jobs=n_jobs
+            table,
+            config,
+            partial(make_estimator, estimator_name),
+            n_folds,
+            verbose,
+            n_jobs=n_jobs,
+            crops=original_crops(table, data_dir),
         )
         cv_seconds = time.perf_counter() - started
         np.savez(oof_cache, rows=rows, raw=raw, seconds=cv_seconds)
@@ -272,6 +296,9 @@ def evaluate(
         "fold here.",
         "- Quarter turns are exact column permutations of the features: the classifier averages the "
         "log-probabilities over the 4 turns, so a turned square reads the same.",
+        f"- Squares read with a top probability under {RECHECK_BELOW} (before calibration) are read twice "
+        f"more, turned by ±{RECHECK_DEGREES:g}° about the centre, and the three log-probabilities averaged "
+        "(in the cross-validation below too).",
         f"- Estimator: `{estimator_name}` = `{' '.join(repr(make_estimator(estimator_name)).split())}`",
         "- The `_crowns` estimators multiply a joint model (which does not see the template block) with a "
         "crown-count model (MLP on the gradient histograms, the crown blocks and the crown detector's "

@@ -48,6 +48,15 @@ class FeatureConfig:
         return cls(**{name: bool(stored.get(name, False)) for name in cls.__dataclass_fields__})
 
 
+def turned(crops: np.ndarray, degrees: float) -> np.ndarray:
+    """(n, S, S, 3) crops turned by ``degrees`` about their centre, the corners filled by reflection."""
+    side = crops.shape[1]
+    matrix = cv2.getRotationMatrix2D(((side - 1) / 2, (side - 1) / 2), degrees, 1.0)
+    return np.stack(
+        [cv2.warpAffine(crop, matrix, (side, side), borderMode=cv2.BORDER_REFLECT_101) for crop in crops]
+    ).reshape(crops.shape)
+
+
 def normalise_crops(images: Sequence[np.ndarray]) -> np.ndarray:
     """Stack crops as (n, SIDE, SIDE, 3) uint8 BGR; grey or BGRA input is converted."""
     out = np.empty((len(images), SIDE, SIDE, 3), dtype=np.uint8)

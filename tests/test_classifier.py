@@ -13,7 +13,13 @@ import pytest
 from sklearn.pipeline import Pipeline
 
 from model import augment
-from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier, with_learned
+from model.classifier import (
+    DEFAULT_MODEL_PATH,
+    RECHECK_BELOW,
+    RECHECK_DEGREES,
+    SquareClassifier,
+    with_learned,
+)
 from model.codebook import thumbnails
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.crowns import cell_maps
@@ -35,6 +41,7 @@ from model.features import (
     feature_size,
     normalise_crops,
     rotation_permutation,
+    turned,
 )
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Terrain
@@ -99,6 +106,35 @@ def test_prediction_does_not_depend_on_quarter_turns(classifier, board):
         turned = classifier.predict_proba([augment.rotate90(square, turns) for square in squares[:8]])
         np.testing.assert_allclose(turned, reference, atol=0.02)
         assert np.array_equal(turned.argmax(axis=1), reference.argmax(axis=1))
+
+
+def test_unsure_squares_are_read_again_turned_and_sure_ones_are_not(classifier, board):
+    squares, _ = board
+    crops = normalise_crops(squares[:6])
+    log_proba = classifier.log_proba_features(classifier.features(crops))
+    log_proba[0] = -np.log(log_proba.shape[1])  # as unsure as can be
+    sure = log_proba.max(axis=1) >= np.log(RECHECK_BELOW)
+    assert sure[1:].any()
+    rechecked = classifier.recheck(crops, log_proba)
+    np.testing.assert_array_equal(rechecked[sure], log_proba[sure])
+    readings = [
+        classifier.log_proba_features(classifier.features(turned(crops[:1], degrees)))[0]
+        for degrees in (RECHECK_DEGREES, -RECHECK_DEGREES)
+    ]
+    np.testing.assert_allclose(rechecked[0], (log_proba[0] + readings[0] + readings[1]) / 3)
+    np.testing.assert_allclose(
+        classifier.predict_proba(squares[1:6])[sure[1:]],
+        classifier.calibrated(log_proba)[1:][sure[1:]],
+    )
+
+
+def test_turned_crops_keep_their_shape_and_turn_about_the_centre(board):
+    squares, _ = board
+    crops = normalise_crops(squares[:3])
+    np.testing.assert_array_equal(turned(crops, 0.0), crops)
+    there_and_back = turned(turned(crops, 5.0), -5.0).astype(int)
+    centre = slice(16, 48)
+    assert np.abs(there_and_back[:, centre, centre] - crops[:, centre, centre]).mean() < 6
 
 
 def test_rotated_features_are_a_column_permutation():
