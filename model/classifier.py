@@ -177,9 +177,11 @@ class SquareClassifier:
         out[:, self._columns] = probabilities
         return out
 
-    def predict_proba_features(self, features: np.ndarray) -> np.ndarray:
-        """(n, 18) probabilities from (n, d) features of unturned crops, without the re-reading."""
-        return self.calibrated(self.log_proba_features(features))
+    def predict_proba_features(self, features: np.ndarray, crops: np.ndarray | None = None) -> np.ndarray:
+        """(n, 18) probabilities from (n, d) features of unturned crops; given those (normalised) crops,
+        the unsure squares are re-read turned (see ``recheck``)."""
+        log_proba = self.log_proba_features(features)
+        return self.calibrated(log_proba if crops is None else self.recheck(crops, log_proba))
 
     def predict_proba(self, images: Sequence[np.ndarray]) -> np.ndarray:
         """(n, 18) probabilities over scanner.reading.LABELS, rows summing to 1."""
@@ -188,7 +190,7 @@ class SquareClassifier:
             return np.zeros((0, len(LABELS)))
         check_crops(images)
         crops = normalise_crops(images)
-        return self.calibrated(self.recheck(crops, self.log_proba_features(self.features(crops))))
+        return self.predict_proba_features(self.features(crops), crops)
 
     def classify(self, images: Sequence[np.ndarray]) -> list[SquareReading]:
         return readings_from_proba(self.predict_proba(images))

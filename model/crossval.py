@@ -119,10 +119,8 @@ def _fold_probabilities(
     classifier = fit_classifier(table, folds != fold, config, make_estimator, codebook_words, verbose)
     test = table.original & (folds == fold)
     features = table_features(table, test, classifier.codebook, classifier.crown_detector)
-    log_proba = classifier.log_proba_features(features)
-    if crops is not None:  # as the packaged classifier reads a crop: unsure squares again, turned
-        log_proba = classifier.recheck(crops[test[table.original]], log_proba)
-    probabilities = classifier.calibrated(log_proba)
+    test_crops = None if crops is None else crops[test[table.original]]  # re-read as predict_proba does
+    probabilities = classifier.predict_proba_features(features, test_crops)
     if verbose:
         print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
     return probabilities

@@ -28,6 +28,7 @@ from model.dataset import (
     BOARD_SOURCE,
     DEFAULT_DATA_DIR,
     TILE_SOURCE,
+    BoardPhoto,
     board_squares,
     load_board_squares,
     load_boards,
@@ -185,9 +186,9 @@ def compared_estimators(table: FeatureTable, key: str, n_folds: int) -> list[str
     return lines
 
 
-def original_crops(table: FeatureTable, data_dir: Path) -> np.ndarray:
+def original_crops(table: FeatureTable, photos: list[BoardPhoto], data_dir: Path) -> np.ndarray:
     """Normalised crops of the table's original (real) squares, in row order, for the re-reading."""
-    squares = load_board_squares(load_boards(data_dir))
+    squares = load_board_squares(photos)
     squares.extend(load_tiles(data_dir))
     if list(squares.names) != list(table.names[table.original]):
         raise RuntimeError("the data directory no longer matches the cached feature table; rebuild it")
@@ -206,6 +207,7 @@ def evaluate(
     started = time.perf_counter()
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, verbose=verbose)
+    board_photos = load_boards(data_dir)
     key = f"{cache_key(config, plan, data_dir)}-{learned_stages_tag()}"
     recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
     oof_cache = CACHE_DIR / f"oof-{key}-{estimator_name}-{n_folds}-{recheck}.npz"
@@ -220,7 +222,7 @@ def evaluate(
             n_folds,
             verbose,
             n_jobs=n_jobs,
-            crops=original_crops(table, data_dir),
+            crops=original_crops(table, board_photos, data_dir),
         )
         cv_seconds = time.perf_counter() - started
         np.savez(oof_cache, rows=rows, raw=raw, seconds=cv_seconds)
@@ -234,7 +236,7 @@ def evaluate(
     probabilities = apply_temperature(raw, temperature)
     predicted = probabilities.argmax(axis=1)
 
-    photos = {photo.name: photo for photo in load_boards(data_dir)}
+    photos = {photo.name: photo for photo in board_photos}
     board_truth, board_pred, board_probs = per_board(table, rows, probabilities)
     OOF_PATH.parent.mkdir(parents=True, exist_ok=True)
     ordered = sorted(board_probs, key=lambda n: int(Path(n).stem))
