@@ -122,13 +122,6 @@ def degrade(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def photo_like(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A full table-photo augmentation of an already cropped square."""
-    out = misalign(image, rng) if rng.random() < 0.8 else image
-    out = relight(out, rng)
-    return degrade(out, rng)
-
-
 #: OpenCV hue ranges (0-180) of wheat, grassland and lake: plain tables in these colours stay desaturated.
 TERRAIN_HUES = ((15, 50), (95, 120))
 

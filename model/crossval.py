@@ -126,6 +126,27 @@ def _fold_probabilities(
     return probabilities
 
 
+def held_out_source(
+    table: FeatureTable,
+    source: str,
+    config: FeatureConfig,
+    make_estimator: Callable[[], object],
+    crops: np.ndarray | None = None,
+    codebook_words: int = CODEBOOK_WORDS,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, probabilities) of every original square of ``source`` read by a model fitted without it.
+
+    The boards come from one photo session and the tiles from 614 other phone photos, so fitting on one
+    set (and the synthetic tables) and reading the other measures a camera, light and table the model
+    never saw at all, which grouped folds (both sets on both sides) cannot.
+    """
+    classifier = fit_classifier(table, table.sources != source, config, make_estimator, codebook_words)
+    test = table.original & (table.sources == source)
+    features = table_features(table, test, classifier.codebook, classifier.crown_detector)
+    test_crops = None if crops is None else crops[test[table.original]]
+    return np.flatnonzero(test), classifier.predict_proba_features(features, test_crops)
+
+
 def out_of_fold(
     table: FeatureTable,
     config: FeatureConfig,

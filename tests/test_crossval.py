@@ -1,0 +1,98 @@
+"""Splits of the cross-validation: no kingdom, photo or photo set on both sides; the held-out card rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import model.crossval as crossval
+from model.evaluate import held_out_section, most_frequent_errors
+from model.table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABEL_INDEX
+
+WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
+WHEAT_1 = LABEL_INDEX[Square(Terrain.WHEAT, 1)]
+SWAMP = LABEL_INDEX[Square(Terrain.SWAMP, 0)]
+
+
+def small_table() -> FeatureTable:
+    """Boards of 3 kingdoms, tiles of 4 photos and synthetic tables; one copy of each real square."""
+    sources = [BOARD_SOURCE] * 6 + [TILE_SOURCE] * 8
+    groups = ["k1", "k1", "k2", "k2", "k3", "k3"] + ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"]
+    real = len(sources)
+    sources = np.array(sources * 2 + [SYNTHETIC_SOURCE] * 2)
+    groups = np.array(groups * 2 + ["synthetic-0", "synthetic-1"])
+    n = len(sources)
+    return FeatureTable(
+        features=np.zeros((n, 3), np.float32),
+        thumbs=np.zeros((n, 2, 2, 3), np.uint8),
+        crown_maps=np.zeros((n, 1), np.float16),
+        crown_peaks=np.zeros((n, 3, 1), np.float32),
+        labels=np.full(n, WHEAT),
+        groups=groups,
+        sources=sources,
+        original=np.r_[np.ones(real, bool), np.zeros(n - real, bool)],
+        sample=np.r_[np.arange(real), np.arange(real), -1, -2],
+        names=np.array([f"square-{i}" for i in range(n)]),
+    )
+
+
+def test_folds_keep_each_kingdom_and_photo_on_one_side():
+    table = small_table()
+    folds = crossval.assign_folds(table, 2)
+    assert (folds[table.sources == SYNTHETIC_SOURCE] == -1).all()
+    for group in set(table.groups[table.sources != SYNTHETIC_SOURCE]):
+        assert len(set(folds[table.groups == group])) == 1, group
+
+
+@pytest.mark.parametrize("held", [BOARD_SOURCE, TILE_SOURCE])
+def test_held_out_source_never_fits_on_the_set_it_reads(monkeypatch, held):
+    table = small_table()
+    fitted_on: list[np.ndarray] = []
+
+    class Reader:
+        codebook = crown_detector = None
+
+        def predict_proba_features(self, features, crops=None):
+            return np.full((len(features), len(LABEL_INDEX)), 1 / len(LABEL_INDEX))
+
+    def fake_fit(table, mask, *args):
+        fitted_on.append(mask.copy())
+        return Reader()
+
+    monkeypatch.setattr(crossval, "fit_classifier", fake_fit)
+    monkeypatch.setattr(crossval, "with_learned", lambda features, *args: features)
+    rows, probabilities = crossval.held_out_source(table, held, None, None)
+    (mask,) = fitted_on
+    assert not (mask & (table.sources == held)).any()  # neither the originals nor their copies
+    assert mask[table.sources == SYNTHETIC_SOURCE].all()
+    assert (table.sources[rows] == held).all() and table.original[rows].all()
+    assert len(rows) == (table.original & (table.sources == held)).sum() == len(probabilities)
+
+
+def test_held_out_section_reports_figures_and_confident_errors():
+    table = small_table()
+    board_rows = np.flatnonzero(table.original & (table.sources == BOARD_SOURCE))
+    tile_rows = np.flatnonzero(table.original & (table.sources == TILE_SOURCE))
+    table.labels[tile_rows[:2]] = WHEAT_1
+    sure_swamp = np.full(len(LABEL_INDEX), 1e-6)
+    sure_swamp[SWAMP] = 1.0
+    board_raw = np.tile(np.eye(len(LABEL_INDEX))[WHEAT], (len(board_rows), 1))
+    tile_raw = np.tile(np.eye(len(LABEL_INDEX))[WHEAT], (len(tile_rows), 1))
+    tile_raw[:4] = sure_swamp  # two wheat-1 and two wheat squares read, sure, as swamp
+    lines = held_out_section(
+        table, {BOARD_SOURCE: (board_rows, board_raw), TILE_SOURCE: (tile_rows, tile_raw)}, 1.0
+    )
+    boards_row = next(line for line in lines if line.startswith("| boards |"))
+    tiles_row = next(line for line in lines if line.startswith("| tiles |"))
+    assert "| tiles | 6 | 100.00% | 100.00% | 100.00% | 100% (100.0%)" in boards_row
+    assert "| boards | 8 | 50.00% | 75.00% | 50.00% | 100% (50.0%)" in tiles_row
+    assert "wheat1 → swamp ×2" in tiles_row and "wheat → swamp ×2" in tiles_row
+
+
+def test_most_frequent_errors_counts_only_misreadings():
+    truth = np.array([WHEAT, WHEAT, WHEAT, SWAMP])
+    read = np.array([SWAMP, SWAMP, WHEAT, SWAMP])
+    assert most_frequent_errors(truth, read) == "wheat → swamp ×2"
+    assert most_frequent_errors(truth, truth) == "none"
