@@ -8,12 +8,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from scan_fakes import ColourClassifier
+from scan_fakes import ColourClassifier, UnsureColourClassifier
 
 from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.kingdom import Kingdom
-from scanner.recognizer import KingdomScanner, castle_shift
+from scanner.recognizer import UNFAMILIAR_NOTE, KingdomScanner, castle_shift
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 
@@ -50,6 +50,14 @@ def test_scan_returns_everything_the_page_and_the_json_need(fake_scanner, scene)
     assert line["photo"] == "table.jpg" and len(line["corners"]) == 4
     assert set(line["squares"][0][0]) == {"terrain", "crowns", "confidence"}
     assert line["score"]["total"] == result.score.total
+
+
+def test_a_photo_read_mostly_unsure_is_flagged_whole_with_a_note(fake_scanner, scene) -> None:
+    sure = fake_scanner.scan(scene.image)
+    assert UNFAMILIAR_NOTE not in sure.notes and not sure.flagged.all()
+    unsure = KingdomScanner(classifier=UnsureColourClassifier()).scan(scene.image)
+    assert UNFAMILIAR_NOTE in unsure.notes and unsure.flagged.all()
+    assert str(unsure.kingdom) == str(sure.kingdom)  # the readings stay; only the review changes
 
 
 def test_corners_are_in_the_original_photo_pixels_whatever_its_size(fake_scanner, scene) -> None:
