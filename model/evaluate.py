@@ -53,6 +53,7 @@ from model.metrics import (
 from model.table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, cache_key
 from model.train import CALIBRATION_PATH
 from scanner.reading import LABELS
+from scanner.recognizer import UNFAMILIAR_SHARE, UNSURE_BELOW
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL_CARD = Path(__file__).resolve().parent / "MODEL.md"
@@ -184,20 +185,43 @@ def most_frequent_errors(truth: np.ndarray, predicted: np.ndarray, top: int = 12
     return ", ".join(f"{k} ×{v}" for k, v in sorted(pairs.items(), key=lambda kv: -kv[1])[:top]) or "none"
 
 
+def unsure_photos(table: FeatureTable, rows: np.ndarray, probabilities: np.ndarray) -> str:
+    """How many photos (of those with at least 5 squares here) the scanner would flag whole as unsure,
+    and the share of their squares read wrong against that of the other photos."""
+    photos = np.array([name.split("#")[0] for name in table.names[rows]])
+    photos = np.where(table.sources[rows] == TILE_SOURCE, table.groups[rows], photos)
+    unsure = probabilities.max(axis=1) < UNSURE_BELOW
+    wrong = probabilities.argmax(axis=1) != table.labels[rows]
+    noted, counted = np.zeros(len(rows), bool), 0
+    for photo in np.unique(photos):
+        here = photos == photo
+        if here.sum() >= 5:
+            counted += 1
+            noted |= here & (unsure[here].mean() >= UNFAMILIAR_SHARE)
+    named = len(np.unique(photos[noted]))
+    rates = [f"{wrong[part].mean():.1%}" if part.any() else "–" for part in (noted, ~noted)]
+    return f"{named}/{counted} ({rates[0]} wrong on them, {rates[1]} on the rest)"
+
+
 def held_out_section(
-    table: FeatureTable, held_out: dict[str, tuple[np.ndarray, np.ndarray]], temperature: float
+    table: FeatureTable,
+    held_out: dict[str, tuple[np.ndarray, np.ndarray]],
+    temperature: float,
+    cv_unsure: dict[str, str],
 ) -> list[str]:
     """The card's figures for each photo set read by a model that never saw any of its photos."""
+    tile_photos = len(np.unique(table.groups[table.original & (table.sources == TILE_SOURCE)]))
     lines = [
         "### Another camera: each photo set read by a model fitted without it",
         "The folds above put both photo sets on both sides of every split, so every camera and light is "
         "known at test time. Here the model is fitted on one set (and the synthetic tables) and reads the "
-        "other: the boards' single photo session against the tiles' 614 phone photos (other tables, light "
-        "and cameras; no empty squares among the tiles, and castles of other colours on the boards).",
+        f"other: the boards' single photo session against the tiles' {tile_photos} phone photos (other "
+        "tables, light and cameras; no empty squares among the tiles, and castles of other colours on the "
+        "boards).",
         "",
         "| read | fitted on | squares | terrain | crowns | both | read at ≥ 0.99 confidence (right) | "
-        "most frequent errors |",
-        "|---|---|---|---|---|---|---|---|",
+        "photos flagged whole | most frequent errors |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for source, (rows, raw) in held_out.items():
         truth = table.labels[rows]
@@ -205,14 +229,22 @@ def held_out_section(
         predicted = probabilities.argmax(axis=1)
         figures = SquareFigures.of(truth, predicted)
         sure = probabilities.max(axis=1) >= 0.99
+        sure_right = f"{np.mean(truth[sure] == predicted[sure]):.1%}" if sure.any() else "–"
         other = next(name for key, name in SOURCE_NAMES.items() if key != source)
         lines.append(
             f"| {SOURCE_NAMES[source]} | {other} | {figures.squares} | {figures.terrain:.2%} | "
-            f"{figures.crowns:.2%} | {figures.both:.2%} | {sure.mean():.0%} "
-            f"({np.mean(truth[sure] == predicted[sure]):.1%}) | "
-            f"{most_frequent_errors(truth, predicted, top=5)} |"
+            f"{figures.crowns:.2%} | {figures.both:.2%} | {sure.mean():.0%} ({sure_right}) | "
+            f"{unsure_photos(table, rows, probabilities)} | {most_frequent_errors(truth, predicted, top=5)} |"
         )
-    return lines + [""]
+    return lines + [
+        "",
+        f"*Photos flagged whole*: the scanner flags every square of a photo when at least "
+        f"{UNFAMILIAR_SHARE:.0%} of its squares read under {UNSURE_BELOW} confidence (photos with at least "
+        "5 squares counted). In the cross-validation above: "
+        + "; ".join(f"{name} {cv_unsure[source]}" for source, name in SOURCE_NAMES.items())
+        + ".",
+        "",
+    ]
 
 
 def compared_estimators(table: FeatureTable, key: str, n_folds: int) -> list[str]:
@@ -407,7 +439,15 @@ def evaluate(
         "",
         "Targets: terrain ≥ 99.5 %, crowns ≥ 99.0 % (boards and tiles), exact base score ≥ 90 % of boards.",
         "",
-        *held_out_section(table, held_out, temperature),
+        *held_out_section(
+            table,
+            held_out,
+            temperature,
+            {
+                source: unsure_photos(table, rows[sources == source], probabilities[sources == source])
+                for source in SOURCES
+            },
+        ),
         "### Estimators compared on the same features and folds (argmax, before calibration)",
         *compared_estimators(table, key, n_folds),
         "",

@@ -36,8 +36,9 @@ UNFAMILIAR_NOTE = (
 )
 #: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW is flagged whole. On a
 #: camera and light it never saw (fitted on the boards alone, reading the tiles), the classifier is wrong on
-#: about one square in four yet often sure; this share of unsure squares marked 93 % of those tile photos
-#: and none of the 55 cross-validated boards (at most 8 % unsure there); see model/MODEL.md.
+#: one square in four yet often sure; the rule marks 182 of those 195 tile photos (29 % of their squares
+#: wrong), none of the 55 cross-validated boards, and 14 cross-validated tile photos (10 % wrong against
+#: 1.4 % on the others). model/MODEL.md ("Another camera") has the current figures.
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.2
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import model.crossval as crossval
-from model.evaluate import held_out_section, most_frequent_errors
+from model.evaluate import held_out_section, most_frequent_errors, unsure_photos
 from model.table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
@@ -81,14 +81,27 @@ def test_held_out_section_reports_figures_and_confident_errors():
     board_raw = np.tile(np.eye(len(LABEL_INDEX))[WHEAT], (len(board_rows), 1))
     tile_raw = np.tile(np.eye(len(LABEL_INDEX))[WHEAT], (len(tile_rows), 1))
     tile_raw[:4] = sure_swamp  # two wheat-1 and two wheat squares read, sure, as swamp
+    cv_unsure = {BOARD_SOURCE: "0/55 (…)", TILE_SOURCE: "14/195 (…)"}
     lines = held_out_section(
-        table, {BOARD_SOURCE: (board_rows, board_raw), TILE_SOURCE: (tile_rows, tile_raw)}, 1.0
+        table, {BOARD_SOURCE: (board_rows, board_raw), TILE_SOURCE: (tile_rows, tile_raw)}, 1.0, cv_unsure
     )
     boards_row = next(line for line in lines if line.startswith("| boards |"))
     tiles_row = next(line for line in lines if line.startswith("| tiles |"))
-    assert "| tiles | 6 | 100.00% | 100.00% | 100.00% | 100% (100.0%)" in boards_row
-    assert "| boards | 8 | 50.00% | 75.00% | 50.00% | 100% (50.0%)" in tiles_row
+    assert "| tiles | 6 | 100.00% | 100.00% | 100.00% | 100% (100.0%) |" in boards_row
+    assert "| boards | 8 | 50.00% | 75.00% | 50.00% | 100% (50.0%) |" in tiles_row
     assert "wheat1 → swamp ×2" in tiles_row and "wheat → swamp ×2" in tiles_row
+    assert "0/0 (– wrong on them" in tiles_row  # 2 squares per photo: too few to judge a photo
+    assert "boards 0/55 (…); tiles 14/195 (…)" in "".join(lines)
+
+
+def test_photos_read_mostly_unsure_are_counted_with_their_error_rates():
+    table = small_table()
+    rows = np.flatnonzero(table.original & (table.sources == TILE_SOURCE))
+    table.groups[rows] = ["p1"] * 5 + ["p2"] * 3  # p2 has too few squares to judge
+    probabilities = np.tile(np.eye(len(LABEL_INDEX))[WHEAT], (len(rows), 1))
+    probabilities[[0, 1]] = 0.5 * probabilities[[0, 1]] + 0.5 / len(LABEL_INDEX)  # 2 of 5 unsure
+    probabilities[1] = np.eye(len(LABEL_INDEX))[SWAMP] * 0.55 + 0.45 / len(LABEL_INDEX)  # and wrong
+    assert unsure_photos(table, rows, probabilities) == "1/1 (20.0% wrong on them, 0.0% on the rest)"
 
 
 def test_most_frequent_errors_counts_only_misreadings():
