@@ -105,6 +105,27 @@ def fit_classifier(
     return SquareClassifier(estimator, config, codebook=codebook, crown_detector=detector)
 
 
+def _fit_and_read(
+    table: FeatureTable,
+    train: np.ndarray,
+    test: np.ndarray,
+    config: FeatureConfig,
+    make_estimator,
+    codebook_words: int,
+    crops: np.ndarray | None,
+    verbose: bool = False,
+) -> np.ndarray:
+    """Probabilities of the original rows in ``test`` from a classifier fitted on the rows in ``train``.
+
+    Given ``crops`` (the normalised crops of every original row), the unsure squares are re-read turned,
+    as ``SquareClassifier.predict_proba`` does.
+    """
+    classifier = fit_classifier(table, train, config, make_estimator, codebook_words, verbose)
+    features = table_features(table, test, classifier.codebook, classifier.crown_detector)
+    test_crops = None if crops is None else crops[test[table.original]]
+    return classifier.predict_proba_features(features, test_crops)
+
+
 def _fold_probabilities(
     table: FeatureTable,
     folds: np.ndarray,
@@ -116,11 +137,10 @@ def _fold_probabilities(
     crops: np.ndarray | None,
 ) -> np.ndarray:
     started = time.perf_counter()
-    classifier = fit_classifier(table, folds != fold, config, make_estimator, codebook_words, verbose)
     test = table.original & (folds == fold)
-    features = table_features(table, test, classifier.codebook, classifier.crown_detector)
-    test_crops = None if crops is None else crops[test[table.original]]  # re-read as predict_proba does
-    probabilities = classifier.predict_proba_features(features, test_crops)
+    probabilities = _fit_and_read(
+        table, folds != fold, test, config, make_estimator, codebook_words, crops, verbose
+    )
     if verbose:
         print(f"fold {fold}: {test.sum()} squares, {time.perf_counter() - started:.0f} s", flush=True)
     return probabilities
@@ -140,11 +160,11 @@ def held_out_source(
     set (and the synthetic tables) and reading the other measures a camera, light and table the model
     never saw at all, which grouped folds (both sets on both sides) cannot.
     """
-    classifier = fit_classifier(table, table.sources != source, config, make_estimator, codebook_words)
     test = table.original & (table.sources == source)
-    features = table_features(table, test, classifier.codebook, classifier.crown_detector)
-    test_crops = None if crops is None else crops[test[table.original]]
-    return np.flatnonzero(test), classifier.predict_proba_features(features, test_crops)
+    train = table.sources != source
+    return np.flatnonzero(test), _fit_and_read(
+        table, train, test, config, make_estimator, codebook_words, crops
+    )
 
 
 def out_of_fold(

@@ -53,7 +53,7 @@ from model.metrics import (
 from model.table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, cache_key
 from model.train import CALIBRATION_PATH
 from scanner.reading import LABELS
-from scanner.recognizer import UNFAMILIAR_SHARE, UNSURE_BELOW
+from scanner.recognizer import UNFAMILIAR_SHARE, UNSURE_BELOW, looks_unfamiliar
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL_CARD = Path(__file__).resolve().parent / "MODEL.md"
@@ -190,14 +190,13 @@ def unsure_photos(table: FeatureTable, rows: np.ndarray, probabilities: np.ndarr
     and the share of their squares read wrong against that of the other photos."""
     photos = np.array([name.split("#")[0] for name in table.names[rows]])
     photos = np.where(table.sources[rows] == TILE_SOURCE, table.groups[rows], photos)
-    unsure = probabilities.max(axis=1) < UNSURE_BELOW
     wrong = probabilities.argmax(axis=1) != table.labels[rows]
     noted, counted = np.zeros(len(rows), bool), 0
     for photo in np.unique(photos):
         here = photos == photo
         if here.sum() >= 5:
             counted += 1
-            noted |= here & (unsure[here].mean() >= UNFAMILIAR_SHARE)
+            noted |= here & looks_unfamiliar(probabilities[here])
     named = len(np.unique(photos[noted]))
     rates = [f"{wrong[part].mean():.1%}" if part.any() else "–" for part in (noted, ~noted)]
     return f"{named}/{counted} ({rates[0]} wrong on them, {rates[1]} on the rest)"

@@ -43,6 +43,12 @@ UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.2
 
 
+def looks_unfamiliar(probabilities: np.ndarray) -> bool:
+    """Whether a photo's squares ((..., labels) classifier probabilities) read unsure often enough that
+    the photo is flagged whole (see UNFAMILIAR_SHARE)."""
+    return bool(np.mean(probabilities.max(axis=-1) < UNSURE_BELOW) >= UNFAMILIAR_SHARE)
+
+
 @dataclass
 class ScanResult:
     """Everything the scanner read from one photo (the page and ``kingdomino scan --json`` use it)."""
@@ -137,7 +143,7 @@ class KingdomScanner:
         if grayscale:
             notes.append(GRAYSCALE_NOTE)
             flagged = np.ones_like(flagged, dtype=bool)
-        elif np.mean(probabilities.max(axis=-1) < UNSURE_BELOW) >= UNFAMILIAR_SHARE:
+        elif looks_unfamiliar(probabilities):
             notes.append(UNFAMILIAR_NOTE)
             flagged = np.ones_like(flagged, dtype=bool)
         t0 = time.perf_counter()
