@@ -21,6 +21,8 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
 
 BOARD_SOURCE = "board"
 TILE_SOURCE = "tile"
+#: Tile labels the photos contradict, next to labels.json (see its "description").
+CORRECTIONS_FILE = "label_corrections.json"
 
 
 @dataclass
@@ -100,15 +102,41 @@ def load_board_squares(photos: list[BoardPhoto]) -> SquareSet:
     return squares
 
 
+def tile_label_corrections(data_dir: Path = DEFAULT_DATA_DIR) -> dict[str, tuple[int, int]]:
+    """image path -> (label index as shipped in labels.json, corrected label index).
+
+    Some folder labels of the tile set contradict the photo (a crown in full view on a "0 crowns"
+    tile, a mine filed as a swamp); training on them teaches the error and scoring against them
+    counts right readings as wrong. Each correction is checked against the label it replaces.
+    """
+    path = data_dir / CORRECTIONS_FILE
+    if not path.is_file():
+        return {}
+    shipped = {entry["image"]: entry for entry in _read_labels(data_dir)["tiles_spetryk"]}
+    corrections = {}
+    for fix in json.loads(path.read_text(encoding="utf-8"))["tiles"]:
+        entry, was = shipped[fix["image"]], fix["labelled"]
+        if (entry["terrain"], entry["crowns"]) != (was["terrain"], was["crowns"]):
+            raise ValueError(f"{CORRECTIONS_FILE}: {fix['image']} is not labelled as the correction says")
+        corrections[fix["image"]] = (
+            _label_index(entry["terrain"], entry["crowns"]),
+            _label_index(fix["terrain"], fix["crowns"]),
+        )
+    return corrections
+
+
 def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:
-    """The single-square tile crops (other phones, other tables), grouped by source photo."""
+    """The single-square tile crops (other phones, other tables), grouped by source photo, with the
+    label corrections applied."""
     tiles = SquareSet()
+    corrections = tile_label_corrections(data_dir)
     for entry in _read_labels(data_dir)["tiles_spetryk"]:
         image = cv2.imread(str(data_dir / entry["image"]), cv2.IMREAD_COLOR)
         if image is None:
             continue
+        label = _label_index(entry["terrain"], entry["crowns"])
         tiles.images.append(image)
-        tiles.labels.append(_label_index(entry["terrain"], entry["crowns"]))
+        tiles.labels.append(corrections.get(entry["image"], (label, label))[1])
         tiles.groups.append(f"photo-{entry['source_photo']}")
         tiles.sources.append(TILE_SOURCE)
         tiles.names.append(entry["image"])

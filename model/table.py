@@ -22,6 +22,7 @@ from model.codebook import thumbnails
 from model.crowns import cell_maps
 from model.dataset import (
     BOARD_SOURCE,
+    CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
     TILE_SOURCE,
     SquareSet,
@@ -96,9 +97,16 @@ class FeatureTable:
     build_seconds: float = 0.0  # time it took to augment and extract everything (kept in the cache)
 
 
-def _rows_key(plan: AugmentPlan, data_dir: Path) -> str:
-    """Digest of what the rows (crops and labels) depend on: the label file, the plan, the table version."""
-    labels_digest = hashlib.sha256((data_dir / "labels.json").read_bytes()).hexdigest()[:12]
+def _rows_key(plan: AugmentPlan, data_dir: Path, corrected: bool = True) -> str:
+    """Digest of what the rows (crops and labels) depend on: the label files, the plan, the table version.
+
+    ``corrected=False`` names the table as it was before the label corrections (for older caches).
+    """
+    corrections = data_dir / CORRECTIONS_FILE
+    label_bytes = (data_dir / "labels.json").read_bytes()
+    if corrected and corrections.is_file():
+        label_bytes += corrections.read_bytes()
+    labels_digest = hashlib.sha256(label_bytes).hexdigest()[:12]
     text = json.dumps([TABLE_VERSION, plan.to_dict(), labels_digest], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -107,9 +115,9 @@ def _block_versions(config: FeatureConfig) -> dict[str, int]:
     return {name: BLOCK_VERSIONS.get(name, 1) for name in BLOCKS if getattr(config, name)}
 
 
-def cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path) -> str:
+def cache_key(config: FeatureConfig, plan: AugmentPlan, data_dir: Path, corrected: bool = True) -> str:
     """Digest of everything the table depends on (the rows and the version of every feature block used)."""
-    text = json.dumps([_rows_key(plan, data_dir), _block_versions(config)], sort_keys=True)
+    text = json.dumps([_rows_key(plan, data_dir, corrected), _block_versions(config)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

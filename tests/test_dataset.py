@@ -1,0 +1,102 @@
+"""The labelled real data and the tile label corrections."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from model.dataset import (
+    CORRECTIONS_FILE,
+    DEFAULT_DATA_DIR,
+    load_tiles,
+    tile_label_corrections,
+)
+from model.evaluate import shipped_labels
+from model.table import DEFAULT_PLAN, FeatureTable, _rows_key
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABEL_INDEX
+
+SWAMP, SWAMP1, MINE2 = (
+    LABEL_INDEX[Square(t, c)] for t, c in ((Terrain.SWAMP, 0), (Terrain.SWAMP, 1), (Terrain.MINE, 2))
+)
+
+
+def _data_dir(tmp_path: Path, corrections: list[dict] | None) -> Path:
+    """Two tiles of the shipped data, with their labels and (optionally) a corrections file."""
+    names = ["tiles_spetryk/swamp_0/IMG_4054_20.jpg", "tiles_spetryk/mine_2/IMG_4085_2.jpg"]
+    shipped = json.loads((DEFAULT_DATA_DIR / "labels.json").read_text(encoding="utf-8"))
+    entries = [entry for entry in shipped["tiles_spetryk"] if entry["image"] in names]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DEFAULT_DATA_DIR / name, tmp_path / name)
+    (tmp_path / "labels.json").write_text(json.dumps({"boards": {}, "tiles_spetryk": entries}))
+    if corrections is not None:
+        (tmp_path / CORRECTIONS_FILE).write_text(json.dumps({"tiles": corrections}))
+    return tmp_path
+
+
+ONE_CROWN = {
+    "image": "tiles_spetryk/swamp_0/IMG_4054_20.jpg",
+    "terrain": "swamp",
+    "crowns": 1,
+    "labelled": {"terrain": "swamp", "crowns": 0},
+    "why": "one crown in full view",
+}
+
+
+def test_corrections_replace_the_shipped_label_of_their_tile_only(tmp_path: Path):
+    tiles = load_tiles(_data_dir(tmp_path, [ONE_CROWN]))
+    assert dict(zip(tiles.names, tiles.labels, strict=True)) == {
+        "tiles_spetryk/swamp_0/IMG_4054_20.jpg": SWAMP1,
+        "tiles_spetryk/mine_2/IMG_4085_2.jpg": MINE2,
+    }
+
+
+def test_without_a_corrections_file_the_labels_are_as_shipped(tmp_path: Path):
+    data_dir = _data_dir(tmp_path, None)
+    assert tile_label_corrections(data_dir) == {}
+    assert sorted(load_tiles(data_dir).labels) == sorted([SWAMP, MINE2])
+
+
+def test_a_correction_of_a_label_the_tile_does_not_have_is_refused(tmp_path: Path):
+    stale = dict(ONE_CROWN, labelled={"terrain": "swamp", "crowns": 2})
+    with pytest.raises(ValueError, match="IMG_4054_20.jpg"):
+        tile_label_corrections(_data_dir(tmp_path, [stale]))
+
+
+def test_the_corrections_change_the_cache_key_of_the_rows(tmp_path: Path):
+    data_dir = _data_dir(tmp_path, [ONE_CROWN])
+    assert _rows_key(DEFAULT_PLAN, data_dir) != _rows_key(DEFAULT_PLAN, data_dir, corrected=False)
+    (data_dir / CORRECTIONS_FILE).unlink()
+    assert _rows_key(DEFAULT_PLAN, data_dir) == _rows_key(DEFAULT_PLAN, data_dir, corrected=False)
+
+
+def test_shipped_labels_undo_the_corrections_on_originals_and_copies(tmp_path: Path):
+    data_dir = _data_dir(tmp_path, [ONE_CROWN])
+    names = np.array(["tiles_spetryk/swamp_0/IMG_4054_20.jpg"] * 2 + ["tiles_spetryk/mine_2/IMG_4085_2.jpg"])
+    empty = np.zeros(3)
+    table = FeatureTable(
+        features=empty,
+        thumbs=empty,
+        crown_maps=empty,
+        crown_peaks=empty,
+        labels=np.array([SWAMP1, SWAMP1, MINE2]),
+        groups=empty,
+        sources=empty,
+        original=np.array([True, False, True]),
+        sample=empty,
+        names=names,
+    )
+    assert shipped_labels(table, data_dir).tolist() == [SWAMP, SWAMP, MINE2]
+
+
+def test_every_shipped_correction_names_a_tile_and_gives_a_reason():
+    corrections = json.loads((DEFAULT_DATA_DIR / CORRECTIONS_FILE).read_text(encoding="utf-8"))["tiles"]
+    assert len(tile_label_corrections()) == len(corrections) > 0
+    for fix in corrections:
+        assert (DEFAULT_DATA_DIR / fix["image"]).is_file()
+        assert fix["why"] and (fix["terrain"], fix["crowns"]) != tuple(fix["labelled"].values())
