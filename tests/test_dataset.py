@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import model.evaluate as evaluate
 from model.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
     load_tiles,
     tile_label_corrections,
 )
-from model.evaluate import shipped_labels
 from model.table import DEFAULT_PLAN, FeatureTable, _rows_key
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
@@ -91,7 +91,7 @@ def test_shipped_labels_undo_the_corrections_on_originals_and_copies(tmp_path: P
         sample=empty,
         names=names,
     )
-    assert shipped_labels(table, data_dir).tolist() == [SWAMP, SWAMP, MINE2]
+    assert evaluate.shipped_labels(table, data_dir).tolist() == [SWAMP, SWAMP, MINE2]
 
 
 def test_every_shipped_correction_names_a_tile_and_gives_a_reason():
@@ -100,3 +100,35 @@ def test_every_shipped_correction_names_a_tile_and_gives_a_reason():
     for fix in corrections:
         assert (DEFAULT_DATA_DIR / fix["image"]).is_file()
         assert fix["why"] and (fix["terrain"], fix["crowns"]) != tuple(fix["labelled"].values())
+
+
+def test_the_estimator_comparison_scores_every_cached_fit_against_both_labels(tmp_path: Path, monkeypatch):
+    names = [f"1.jpg#{cell // 5},{cell % 5}" for cell in range(25)] + ["tile-a", "tile-b"]
+    n = len(names)
+    labels = np.r_[np.full(25, MINE2), SWAMP1, SWAMP]  # tile-a corrected from SWAMP to SWAMP1
+    table = FeatureTable(
+        features=np.zeros(n),
+        thumbs=np.zeros(n),
+        crown_maps=np.zeros(n),
+        crown_peaks=np.zeros(n),
+        labels=labels,
+        groups=np.zeros(n),
+        sources=np.array(["board"] * 25 + ["tile"] * 2),
+        original=np.ones(n, bool),
+        sample=np.arange(n),
+        names=np.array(names),
+    )
+    shipped = labels.copy()
+    shipped[25] = SWAMP
+    rows = np.arange(n)
+    monkeypatch.setattr(evaluate, "CACHE_DIR", tmp_path)
+    for key, tile_a in (("new", SWAMP1), ("old", SWAMP)):
+        raw = np.eye(len(LABEL_INDEX))[np.r_[labels[:25], tile_a, SWAMP]]
+        np.savez(tmp_path / f"oof-{key}-mlp-5-recheck0.99-5.0.npz", rows=rows, raw=raw)
+    lines = evaluate.compared_estimators(
+        table, [("new", "corrected labels"), ("old", "labels as shipped")], shipped, 5
+    )
+    rows_of = {line.split(" | ")[1]: line for line in lines if line.startswith("| `mlp`, re-read")}
+    figures = "| 100.00% | 100.00% | 1/1 | 100.00% |"
+    assert rows_of["corrected labels"].endswith(f"{figures} 100.00% | 100.00% | 50.00% |")
+    assert rows_of["labels as shipped"].endswith(f"{figures} 50.00% | 100.00% | 100.00% |")
