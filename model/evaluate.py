@@ -50,6 +50,7 @@ from model.metrics import (
     board_figures,
     confusion,
     kingdom_of,
+    label_name,
 )
 from model.table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, cache_key
 from model.train import CALIBRATION_PATH
@@ -64,6 +65,15 @@ OOF_PATH = REPO / "out" / "oof_board_probs.npz"
 #: The two real photo sets; each is also read by a model fitted without it (``held_out_section``).
 SOURCES = (BOARD_SOURCE, TILE_SOURCE)
 SOURCE_NAMES = {BOARD_SOURCE: "boards", TILE_SOURCE: "tiles"}
+
+
+def oof_cache_path(
+    estimator_name: str, n_folds: int, data_dir: Path = DEFAULT_DATA_DIR, corrected: bool = True
+) -> Path:
+    """Where the grouped CV's out-of-fold probabilities of the default features and plan are cached."""
+    key = cache_key(FeatureConfig(), AugmentPlan(), data_dir, corrected)
+    recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
+    return CACHE_DIR / f"oof-{key}-{learned_stages_tag()}-{estimator_name}-{n_folds}-{recheck}.npz"
 
 
 def shipped_labels(table: FeatureTable, data_dir: Path) -> np.ndarray:
@@ -111,11 +121,6 @@ def _markdown_matrix(matrix: np.ndarray, names: list[str]) -> str:
     for name, row in zip(names, matrix, strict=True):
         lines.append(f"| **{name}** | " + " | ".join(str(v) if v else "·" for v in row) + " |")
     return "\n".join(lines)
-
-
-def _label_name(index: int) -> str:
-    label = LABELS[index]
-    return f"{label.terrain.value}{label.crowns if label.crowns else ''}"
 
 
 def board_timing(
@@ -181,7 +186,7 @@ def most_frequent_errors(truth: np.ndarray, predicted: np.ndarray, top: int = 12
     """'truth → read ×count' of the most frequent misreadings, most frequent first."""
     pairs: dict[str, int] = {}
     for t, p in zip(truth[truth != predicted], predicted[truth != predicted], strict=True):
-        key = f"{_label_name(t)} → {_label_name(p)}"
+        key = f"{label_name(t)} → {label_name(p)}"
         pairs[key] = pairs.get(key, 0) + 1
     return ", ".join(f"{k} ×{v}" for k, v in sorted(pairs.items(), key=lambda kv: -kv[1])[:top]) or "none"
 
@@ -312,7 +317,7 @@ def evaluate(
     shipped = shipped_labels(table, data_dir)
     corrections = tile_label_corrections(data_dir)
     recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
-    oof_cache = CACHE_DIR / f"oof-{key}-{estimator_name}-{n_folds}-{recheck}.npz"
+    oof_cache = oof_cache_path(estimator_name, n_folds, data_dir)
 
     @functools.cache
     def real_crops() -> np.ndarray:  # loaded once, and only if a fit needs them
@@ -513,7 +518,7 @@ def evaluate(
         if len(cells):
             score_diff = base_score(board_pred[name]) - base_score(board_truth[name])
             details = ", ".join(
-                f"({c // 5},{c % 5}) {_label_name(board_truth[name][c])}→{_label_name(board_pred[name][c])}"
+                f"({c // 5},{c % 5}) {label_name(board_truth[name][c])}→{label_name(board_pred[name][c])}"
                 for c in cells
             )
             board_errors.append(f"| {name} | {score_diff:+d} | {details} |")
@@ -523,10 +528,11 @@ def evaluate(
         f"- Label corrections: {len(corrections)} tile labels contradict the photo and are corrected in "
         "`data/real/label_corrections.json` (each with the reason). They were found by looking at every "
         "misread tile next to its most similar tile in the other photos (often the same physical tile in "
-        "the next photo of the session); only squares whose crowns or terrain are in full view were "
+        "the next photo of the session; `python -m model.label_audit` draws these sheets); only squares "
+        "whose crowns or terrain are in full view were "
         f"changed. The cross-validation reads {read_as_corrected} of the {len(corrections)} as corrected: "
         + ", ".join(
-            f"`{name}` ({_label_name(was)} → {_label_name(now)})" for name, (was, now) in corrections.items()
+            f"`{name}` ({label_name(was)} → {label_name(now)})" for name, (was, now) in corrections.items()
         )
         + ".",
         "- Most other tile errors are crowns the crop cuts off (a 3-crown mine whose third crown lies on the "

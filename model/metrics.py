@@ -15,6 +15,12 @@ LABEL_TERRAIN = np.array([TERRAINS.index(Terrain(label.terrain)) for label in LA
 LABEL_CROWNS = np.array([label.crowns for label in LABELS])
 
 
+def label_name(index: int) -> str:
+    """A joint label as the card writes it: terrain and crown count, e.g. "mine2"."""
+    label = LABELS[index]
+    return f"{label.terrain.value}{label.crowns if label.crowns else ''}"
+
+
 @dataclass
 class SquareFigures:
     squares: int
