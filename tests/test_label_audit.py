@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from model import label_audit
 from model.label_audit import audit, look_alikes
 from model.table import TILE_SOURCE, FeatureTable
 from scanner.kingdom import Square, Terrain
@@ -59,3 +60,12 @@ def test_the_audit_lays_out_each_misread_tile_with_its_look_alike(tmp_path: Path
     assert len(lines) == 1 and "t0.jpg\tlabelled swamp\tread swamp1 (1.00)\tlook-alike" in lines[0]
     assert cv2.imread(str(tmp_path / "audit" / "sheet-0.png")).shape[0] > 0
     assert (tmp_path / "audit" / "misread.tsv").read_text().count("\n") == 1
+
+
+def test_without_a_cached_cross_validation_the_audit_says_what_to_run(tmp_path: Path, monkeypatch, capsys):
+    import model.evaluate
+
+    monkeypatch.setattr(model.evaluate, "oof_cache_path", lambda *args: tmp_path / "missing.npz")
+    assert label_audit.main(["--out", str(tmp_path / "audit")]) == 2
+    assert "run python -m model.evaluate" in capsys.readouterr().out
+    assert not (tmp_path / "audit").exists()
