@@ -102,6 +102,23 @@ def load_board_squares(photos: list[BoardPhoto]) -> SquareSet:
     return squares
 
 
+class LabelCorrectionError(Exception):
+    """The label corrections file cannot be applied; the message says which entry and why."""
+
+
+def _correction(fix: dict, shipped: dict[str, dict]) -> tuple[int, int]:
+    """(shipped, corrected) label index of one entry of the corrections file."""
+    entry, was = shipped.get(fix["image"]), fix["labelled"]
+    if entry is None:
+        raise LabelCorrectionError(f"{CORRECTIONS_FILE}: {fix['image']} is not a tile in labels.json")
+    if (entry["terrain"], entry["crowns"]) != (was["terrain"], was["crowns"]):
+        shipped_as, said = f"{entry['terrain']} {entry['crowns']}", f"{was['terrain']} {was['crowns']}"
+        raise LabelCorrectionError(
+            f"{CORRECTIONS_FILE}: {fix['image']} is {shipped_as} in labels.json, not {said}"
+        )
+    return _label_index(entry["terrain"], entry["crowns"]), _label_index(fix["terrain"], fix["crowns"])
+
+
 def tile_label_corrections(data_dir: Path = DEFAULT_DATA_DIR) -> dict[str, tuple[int, int]]:
     """image path -> (label index as shipped in labels.json, corrected label index).
 
@@ -113,16 +130,11 @@ def tile_label_corrections(data_dir: Path = DEFAULT_DATA_DIR) -> dict[str, tuple
     if not path.is_file():
         return {}
     shipped = {entry["image"]: entry for entry in _read_labels(data_dir)["tiles_spetryk"]}
-    corrections = {}
-    for fix in json.loads(path.read_text(encoding="utf-8"))["tiles"]:
-        entry, was = shipped[fix["image"]], fix["labelled"]
-        if (entry["terrain"], entry["crowns"]) != (was["terrain"], was["crowns"]):
-            raise ValueError(f"{CORRECTIONS_FILE}: {fix['image']} is not labelled as the correction says")
-        corrections[fix["image"]] = (
-            _label_index(entry["terrain"], entry["crowns"]),
-            _label_index(fix["terrain"], fix["crowns"]),
-        )
-    return corrections
+    try:
+        fixes = json.loads(path.read_text(encoding="utf-8"))["tiles"]
+        return {fix["image"]: _correction(fix, shipped) for fix in fixes}
+    except (KeyError, TypeError, ValueError) as error:  # malformed JSON, a missing field, an unknown terrain
+        raise LabelCorrectionError(f"{CORRECTIONS_FILE} cannot be read: {error!r}") from None
 
 
 def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:

@@ -32,6 +32,7 @@ from model.dataset import (
     DEFAULT_DATA_DIR,
     TILE_SOURCE,
     BoardPhoto,
+    LabelCorrectionError,
     board_squares,
     load_board_squares,
     load_boards,
@@ -597,6 +598,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.data / "labels.json").is_file():
         print(f"kingdomino evaluate: no labels.json in {args.data}")
+        return 2
+    try:
+        tile_label_corrections(args.data)
+    except LabelCorrectionError as error:
+        print(f"kingdomino evaluate: {error}")
         return 2
     if args.folds < 2:
         print("kingdomino evaluate: --folds must be at least 2")

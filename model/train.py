@@ -15,7 +15,7 @@ import numpy as np
 
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.crossval import fit_classifier
-from model.dataset import DEFAULT_DATA_DIR
+from model.dataset import DEFAULT_DATA_DIR, LabelCorrectionError, tile_label_corrections
 from model.estimators import (
     DEFAULT_ESTIMATOR,
     ESTIMATOR_NAMES,
@@ -109,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not (args.data / "labels.json").is_file():
         print(f"kingdomino train: no labels.json in {args.data}")
+        return 2
+    try:
+        tile_label_corrections(args.data)
+    except LabelCorrectionError as error:
+        print(f"kingdomino train: {error}")
         return 2
     train(args.data, args.out, args.estimator, use_cache=not args.no_cache)
     return 0

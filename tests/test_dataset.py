@@ -13,10 +13,12 @@ import model.evaluate as evaluate
 from model.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
+    LabelCorrectionError,
     load_tiles,
     tile_label_corrections,
 )
 from model.table import DEFAULT_PLAN, FeatureTable, _rows_key
+from model.train import main as train_main
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
 
@@ -64,8 +66,28 @@ def test_without_a_corrections_file_the_labels_are_as_shipped(tmp_path: Path):
 
 def test_a_correction_of_a_label_the_tile_does_not_have_is_refused(tmp_path: Path):
     stale = dict(ONE_CROWN, labelled={"terrain": "swamp", "crowns": 2})
-    with pytest.raises(ValueError, match="IMG_4054_20.jpg"):
+    with pytest.raises(LabelCorrectionError, match="IMG_4054_20.jpg is swamp 0 in labels.json, not swamp 2"):
         tile_label_corrections(_data_dir(tmp_path, [stale]))
+
+
+@pytest.mark.parametrize(
+    "corrections, reason",
+    [
+        ([dict(ONE_CROWN, image="tiles_spetryk/swamp_0/nowhere.jpg")], "nowhere.jpg is not a tile"),
+        ([dict(ONE_CROWN, terrain="desert")], "desert"),
+        ([{"image": ONE_CROWN["image"]}], "labelled"),
+        ("not a list", "cannot be read"),
+    ],
+)
+def test_a_correction_that_cannot_be_applied_gets_one_line_from_train(tmp_path, capsys, corrections, reason):
+    data_dir = _data_dir(tmp_path, [])
+    (data_dir / CORRECTIONS_FILE).write_text(json.dumps({"tiles": corrections}))
+    with pytest.raises(LabelCorrectionError, match=reason):
+        tile_label_corrections(data_dir)
+    assert train_main(["--data", str(data_dir), "--out", str(tmp_path / "model.joblib")]) == 2
+    message = capsys.readouterr().out
+    assert message.startswith("kingdomino train: label_corrections.json") and message.count("\n") == 1
+    assert not (tmp_path / "model.joblib").exists()
 
 
 def test_the_corrections_change_the_cache_key_of_the_rows(tmp_path: Path):
