@@ -401,7 +401,8 @@ def evaluate(
         f"(`data/real/boards`, 100 px/square), {n_kingdoms} distinct kingdoms, "
         f"{figures[BOARD_SOURCE].squares} squares.",
         f"- Tiles: {figures[TILE_SOURCE].squares} single-square crops from {n_photos} other phone photos "
-        "(`data/real/tiles_spetryk`, 63 px).",
+        f"(`data/real/tiles_spetryk`, 63 px), {len(corrections)} of their labels corrected (see *Where the "
+        "remaining errors are*).",
         f"- Augmentation per {plan.to_dict()}: jittered crops from the whole board (real neighbours at "
         "the edges, shifted up to 10 % of a square), shift (up to 12 %), scale and turn (up to 12°) "
         "misalignment of the tile crops, colour temperature/tint/brightness/contrast/gamma, "
