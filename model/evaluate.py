@@ -68,19 +68,23 @@ SOURCES = (BOARD_SOURCE, TILE_SOURCE)
 SOURCE_NAMES = {BOARD_SOURCE: "boards", TILE_SOURCE: "tiles"}
 
 
+def cv_key(data_dir: Path = DEFAULT_DATA_DIR, corrected: bool = True) -> str:
+    """Names the cached CV results of the default features and plan: the table and the learned stages."""
+    return f"{cache_key(FeatureConfig(), AugmentPlan(), data_dir, corrected)}-{learned_stages_tag()}"
+
+
 def oof_cache_path(
     estimator_name: str, n_folds: int, data_dir: Path = DEFAULT_DATA_DIR, corrected: bool = True
 ) -> Path:
-    """Where the grouped CV's out-of-fold probabilities of the default features and plan are cached."""
-    key = cache_key(FeatureConfig(), AugmentPlan(), data_dir, corrected)
+    """Where the grouped CV's out-of-fold probabilities (with re-reading) are cached."""
     recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
-    return CACHE_DIR / f"oof-{key}-{learned_stages_tag()}-{estimator_name}-{n_folds}-{recheck}.npz"
+    return CACHE_DIR / f"oof-{cv_key(data_dir, corrected)}-{estimator_name}-{n_folds}-{recheck}.npz"
 
 
-def shipped_labels(table: FeatureTable, data_dir: Path) -> np.ndarray:
-    """The label of every table row as labels.json ships it, before the tile label corrections."""
+def shipped_labels(table: FeatureTable, corrections: dict[str, tuple[int, int]]) -> np.ndarray:
+    """The label of every table row as labels.json ships it, before the tile label ``corrections``."""
     labels = table.labels.copy()
-    for name, (shipped, _) in tile_label_corrections(data_dir).items():
+    for name, (shipped, _) in corrections.items():
         labels[table.names == name] = shipped
     return labels
 
@@ -313,10 +317,9 @@ def evaluate(
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, verbose=verbose)
     board_photos = load_boards(data_dir)
-    key = f"{cache_key(config, plan, data_dir)}-{learned_stages_tag()}"
-    shipped_key = f"{cache_key(config, plan, data_dir, corrected=False)}-{learned_stages_tag()}"
-    shipped = shipped_labels(table, data_dir)
+    key, shipped_key = cv_key(data_dir), cv_key(data_dir, corrected=False)
     corrections = tile_label_corrections(data_dir)
+    shipped = shipped_labels(table, corrections)
     recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
     oof_cache = oof_cache_path(estimator_name, n_folds, data_dir)
 

@@ -113,7 +113,7 @@ def test_shipped_labels_undo_the_corrections_on_originals_and_copies(tmp_path: P
         sample=empty,
         names=names,
     )
-    assert evaluate.shipped_labels(table, data_dir).tolist() == [SWAMP, SWAMP, MINE2]
+    assert evaluate.shipped_labels(table, tile_label_corrections(data_dir)).tolist() == [SWAMP, SWAMP, MINE2]
 
 
 def test_every_shipped_correction_names_a_tile_and_gives_a_reason():
