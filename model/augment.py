@@ -34,19 +34,6 @@ def misalign(
     )
 
 
-def cut_off(image: np.ndarray, rng: np.random.Generator, max_cut: float = 0.25) -> np.ndarray:
-    """A random window of the crop, (1 - cut) of its side with cut up to ``max_cut``, stretched to its size.
-
-    A sloppily cut tile loses a strip of the square, and the crowns in that strip with it; only the
-    artwork then tells a three-crown mine from a two-crown one.
-    """
-    height, width = image.shape[:2]
-    keep = 1.0 - rng.uniform(0.0, max_cut)
-    y0, x0 = rng.uniform(0.0, 1.0 - keep, size=2) * (height, width)
-    window = image[int(y0) : int(y0 + keep * height), int(x0) : int(x0 + keep * width)]
-    return cv2.resize(window, (width, height), interpolation=cv2.INTER_LINEAR)
-
-
 def board_crop(
     board: np.ndarray,
     row: int,

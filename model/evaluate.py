@@ -408,9 +408,7 @@ def evaluate(
         "remaining errors are*).",
         f"- Augmentation per {plan.to_dict()}: jittered crops from the whole board (real neighbours at "
         "the edges, shifted up to 10 % of a square), shift (up to 12 %), scale and turn (up to 12°) "
-        "misalignment of the tile crops, half of them first cut to a window losing up to 25 % of the "
-        "square's side (crowns in the lost strip with it), colour temperature/tint/brightness/contrast/"
-        "gamma, "
+        "misalignment of the tile crops, colour temperature/tint/brightness/contrast/gamma, "
         "blur, noise, JPEG, 40–300 px rescaling, random quarter turns, hue-shifted castles, and synthetic "
         "table squares (wood, cloth, plain, noisy, two-tone; random colours) as extra *empty* examples. "
         f"Training rows: {len(table.labels)} (+ 4 quarter turns of each real square).",

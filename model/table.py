@@ -65,9 +65,6 @@ class AugmentPlan:
     # strip of the neighbour, the square turned by 10° or more), so their copies are moved further
     tile_shift: float = 0.12
     tile_degrees: float = 12.0
-    # and some copies lose a strip of the square (with any crowns in it), as the worst real crops do
-    tile_cut: float = 0.25
-    tile_cut_share: float = 0.5
     board_shift: float = 0.10
 
     def to_dict(self) -> dict:
@@ -170,10 +167,7 @@ def _augmented_crops(
                 row, col = (int(part) for part in cell.split(","))
                 crop = augment.board_crop(boards[board_name], row, col, 5, rng, plan.board_shift)
             else:
-                source_crop = image
-                if rng.random() < plan.tile_cut_share:
-                    source_crop = augment.cut_off(image, rng, plan.tile_cut)
-                crop = augment.misalign(source_crop, rng, plan.tile_shift, max_degrees=plan.tile_degrees)
+                crop = augment.misalign(image, rng, plan.tile_shift, max_degrees=plan.tile_degrees)
             if label == CASTLE_LABEL and copy < plan.castle_hue_copies:
                 crop = augment.shift_hue(crop, rng.uniform(30, 330))
             crop = augment.degrade(augment.relight(crop, rng), rng)

@@ -276,19 +276,3 @@ def test_augmentations_keep_crops_usable():
         assert 40 <= degraded.shape[0] <= 300 and degraded.shape[2] == 3
         assert augment.empty_in_board(photo.image, 5, rng).shape[2] == 3
     assert augment.synthetic_table(rng, 50).shape == (50, 50, 3)
-
-
-def test_cut_off_keeps_a_window_of_the_square_at_full_size():
-    """A cut copy loses a strip of the square but shows nothing that was not on it (no reflected crowns)."""
-    rng = np.random.default_rng(2)
-    ys, xs = np.mgrid[0:63, 0:63]
-    square = np.dstack([ys * 4, xs * 4, np.full_like(ys, 128)]).astype(np.uint8)
-    assert np.array_equal(augment.cut_off(square, rng, max_cut=0.0), square)
-    for _ in range(20):
-        cut = augment.cut_off(square, rng, max_cut=0.25)
-        assert cut.shape == square.shape and cut.dtype == np.uint8
-        rows, cols = cut[..., 0].astype(int), cut[..., 1].astype(int)
-        # a window of the square stretched: monotone along each axis, at least 3/4 of the range kept
-        assert np.all(np.diff(rows, axis=0) >= 0) and np.all(np.diff(cols, axis=1) >= 0)
-        assert rows[-1, 0] - rows[0, 0] >= 0.74 * 62 * 4 - 8
-        assert cols[0, -1] - cols[0, 0] >= 0.74 * 62 * 4 - 8
