@@ -45,19 +45,13 @@ FULL_SEARCH = "12 MP, full search"
 
 def machine() -> dict:
     """What the figures were measured on."""
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if "model name" in line
-        ),
-        platform.processor() or "unknown CPU",
-    )
     import PIL
     import sklearn
 
+    from model.evaluate import cpu_name
+
     return {
-        "cpu": cpu,
+        "cpu": cpu_name(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": np.__version__,

@@ -29,6 +29,7 @@ from model.features import (
     rotation_permutation,
     turned,
 )
+from model.matching import ArtworkMatcher
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABELS, SquareReading
@@ -40,6 +41,11 @@ MODEL_FORMAT = "kingdomino-square-classifier/1"
 #: (grouped CV) at three times the cost; under 0.99 are ~4 % of tiles and ~1 % of board squares.
 RECHECK_BELOW = 0.99
 RECHECK_DEGREES = 5.0
+#: A square still read with a top probability under MATCH_BELOW is compared with every real training
+#: square (model/matching.py) and its log-probabilities get MATCH_WEIGHT × the matcher's evidence. Grouped
+#: CV chose both; sure squares (over 99 % of board squares) skip the comparison.
+MATCH_BELOW = 0.999
+MATCH_WEIGHT = 50.0
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "square_classifier.joblib"
 
 
@@ -69,6 +75,7 @@ class SquareClassifier:
         metadata: dict | None = None,
         codebook: PatchCodebook | None = None,
         crown_detector: CrownDetector | None = None,
+        matcher: ArtworkMatcher | None = None,
     ) -> None:
         self.estimator = estimator
         self.feature_config = feature_config
@@ -76,6 +83,7 @@ class SquareClassifier:
         self.metadata = dict(metadata or {})
         self.codebook = codebook
         self.crown_detector = crown_detector
+        self.matcher = matcher
         self._permutations = [
             feature_permutation(feature_config, codebook, crown_detector, turns) for turns in range(4)
         ]
@@ -94,6 +102,7 @@ class SquareClassifier:
             "estimator_pickle": pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL),
             "codebook_pickle": pickle.dumps(self.codebook, protocol=pickle.HIGHEST_PROTOCOL),
             "crown_detector_pickle": pickle.dumps(self.crown_detector, protocol=pickle.HIGHEST_PROTOCOL),
+            "matcher_pickle": pickle.dumps(self.matcher, protocol=pickle.HIGHEST_PROTOCOL),
         }
         joblib.dump(payload, path, compress=3)
         return path
@@ -128,11 +137,18 @@ class SquareClassifier:
                 estimator = pickle.loads(payload["estimator_pickle"])
                 codebook = pickle.loads(payload.get("codebook_pickle", pickle.dumps(None)))
                 detector = pickle.loads(payload.get("crown_detector_pickle", pickle.dumps(None)))
+                matcher = pickle.loads(payload.get("matcher_pickle", pickle.dumps(None)))
             config = FeatureConfig.from_dict(payload["feature_config"])
         except Exception as error:
             raise ModelLoadError(f"model file {path} is damaged ({type(error).__name__}: {error})") from error
         return cls(
-            estimator, config, payload.get("temperature", 1.0), payload.get("metadata"), codebook, detector
+            estimator,
+            config,
+            payload.get("temperature", 1.0),
+            payload.get("metadata"),
+            codebook,
+            detector,
+            matcher,
         )
 
     # ---- prediction --------------------------------------------------------------------------------
@@ -168,6 +184,19 @@ class SquareClassifier:
         out[unsure] = np.mean(readings, axis=0)
         return out
 
+    def matched(self, crops: np.ndarray, log_proba: np.ndarray) -> np.ndarray:
+        """``log_proba`` of normalised ``crops``, the unsure squares weighed by the artwork matcher too."""
+        unsure = np.flatnonzero(log_proba.max(axis=1) < np.log(MATCH_BELOW))
+        if self.matcher is None or unsure.size == 0:
+            return log_proba
+        weighed = (
+            log_proba[unsure]
+            + MATCH_WEIGHT * self.matcher.evidence(thumbnails(crops[unsure]))[:, self._columns]
+        )
+        out = log_proba.copy()
+        out[unsure] = weighed - logsumexp(weighed, axis=1, keepdims=True)
+        return out
+
     def calibrated(self, log_proba: np.ndarray) -> np.ndarray:
         """(n, 18) probabilities over scanner.reading.LABELS from ``log_proba_features`` output."""
         scaled = log_proba / self.temperature
@@ -177,11 +206,18 @@ class SquareClassifier:
         out[:, self._columns] = probabilities
         return out
 
-    def predict_proba_features(self, features: np.ndarray, crops: np.ndarray | None = None) -> np.ndarray:
+    def predict_proba_features(
+        self, features: np.ndarray, crops: np.ndarray | None = None, match: bool = True
+    ) -> np.ndarray:
         """(n, 18) probabilities from (n, d) features of unturned crops; given those (normalised) crops,
-        the unsure squares are re-read turned (see ``recheck``)."""
+        the unsure squares are re-read turned (see ``recheck``), then, with ``match``, compared with the
+        training squares (see ``matched``)."""
         log_proba = self.log_proba_features(features)
-        return self.calibrated(log_proba if crops is None else self.recheck(crops, log_proba))
+        if crops is not None:
+            log_proba = self.recheck(crops, log_proba)
+            if match:
+                log_proba = self.matched(crops, log_proba)
+        return self.calibrated(log_proba)
 
     def predict_proba(self, images: Sequence[np.ndarray]) -> np.ndarray:
         """(n, 18) probabilities over scanner.reading.LABELS, rows summing to 1."""

@@ -18,6 +18,7 @@ from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook
 from model.crowns import CrownDetector, template_seeds
 from model.features import FeatureConfig
+from model.matching import ArtworkMatcher
 from model.metrics import LABEL_CROWNS
 from model.table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
 
@@ -25,11 +26,16 @@ from model.table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
 CODEBOOK_WORDS = 128
 #: Bump when the crown detector's training or features change (cached cross-validation results depend on it).
 CROWN_DETECTOR_VERSION = 1
+#: Bump when the artwork matcher or how the classifier weighs it changes.
+MATCHER_VERSION = 1
 
 
 def learned_stages_tag(codebook_words: int = CODEBOOK_WORDS) -> str:
     """Names the learned stages in cache file names: what cached out-of-fold predictions depend on."""
-    return f"codebook{codebook_words}-crowns{CROWN_DETECTOR_VERSION}-inputs{STAGE_INPUTS_VERSION}"
+    return (
+        f"codebook{codebook_words}-crowns{CROWN_DETECTOR_VERSION}-inputs{STAGE_INPUTS_VERSION}"
+        f"-match{MATCHER_VERSION}"
+    )
 
 
 def assign_folds(table: FeatureTable, n_folds: int = 5) -> np.ndarray:
@@ -96,13 +102,16 @@ def fit_classifier(
     codebook_words: int = CODEBOOK_WORDS,
     verbose: bool = False,
 ) -> SquareClassifier:
-    """Fit the codebook (if any) and the crown detector, then the estimator, on the rows in ``mask``."""
+    """Fit the codebook (if any), the crown detector and the artwork matcher, then the estimator, on the
+    rows in ``mask`` (the matcher keeps the real squares among them, not their augmented copies)."""
     codebook = PatchCodebook(codebook_words).fit(table.thumbs[mask]) if codebook_words else None
     detector = fit_crown_detector(table, mask, verbose)
+    real = mask & table.original
+    matcher = ArtworkMatcher().fit(table.thumbs[real], table.labels[real])
     features, labels = training_rows(table, mask, config, codebook, detector)
     estimator = make_estimator()
     estimator.fit(features, labels)
-    return SquareClassifier(estimator, config, codebook=codebook, crown_detector=detector)
+    return SquareClassifier(estimator, config, codebook=codebook, crown_detector=detector, matcher=matcher)
 
 
 def _fit_and_read(
@@ -115,15 +124,18 @@ def _fit_and_read(
     crops: np.ndarray | None,
     verbose: bool = False,
 ) -> np.ndarray:
-    """Probabilities of the original rows in ``test`` from a classifier fitted on the rows in ``train``.
+    """(2, n, 18): probabilities of the n original rows in ``test`` from a classifier fitted on the rows in
+    ``train``, as it reads them ([0]) and without its artwork matcher ([1]), to show what that adds.
 
-    Given ``crops`` (the normalised crops of every original row), the unsure squares are re-read turned,
-    as ``SquareClassifier.predict_proba`` does.
+    Given ``crops`` (the normalised crops of every original row), the unsure squares are re-read turned
+    and matched, as ``SquareClassifier.predict_proba`` does; without, neither.
     """
     classifier = fit_classifier(table, train, config, make_estimator, codebook_words, verbose)
     features = table_features(table, test, classifier.codebook, classifier.crown_detector)
     test_crops = None if crops is None else crops[test[table.original]]
-    return classifier.predict_proba_features(features, test_crops)
+    return np.stack(
+        [classifier.predict_proba_features(features, test_crops, match=match) for match in (True, False)]
+    )
 
 
 def _fold_probabilities(
@@ -154,7 +166,8 @@ def held_out_source(
     crops: np.ndarray | None = None,
     codebook_words: int = CODEBOOK_WORDS,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, probabilities) of every original square of ``source`` read by a model fitted without it.
+    """(rows, probabilities) of every original square of ``source`` read by a model fitted without it
+    (probabilities as in ``_fit_and_read``: with and without the artwork matcher).
 
     The boards come from one photo session and the tiles from 614 other phone photos, so fitting on one
     set (and the synthetic tables) and reading the other measures a camera, light and table the model
@@ -177,11 +190,12 @@ def out_of_fold(
     codebook_words: int = CODEBOOK_WORDS,
     crops: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, probabilities (len(rows), 18), folds) for every original real square.
+    """(rows, probabilities (2, len(rows), 18), folds) for every original real square; the probabilities
+    with the artwork matcher ([0], as the classifier reads) and without it ([1]).
 
-    Each fold fits its own patch codebook and crown detector, on its training rows only. With ``crops``
-    (the normalised crops of the original rows, in row order), unsure squares are re-read turned, as
-    ``SquareClassifier.predict_proba`` does.
+    Each fold fits its own patch codebook, crown detector and artwork matcher, on its training rows
+    only. With ``crops`` (the normalised crops of the original rows, in row order), unsure squares are
+    re-read turned and matched, as ``SquareClassifier.predict_proba`` does.
     """
     folds = assign_folds(table, n_folds)
     rows = np.flatnonzero(table.original)
@@ -191,8 +205,8 @@ def out_of_fold(
         )
         for fold in range(n_folds)
     )
-    probabilities = np.zeros((len(rows), 18))
+    probabilities = np.zeros((2, len(rows), 18))
     for fold, fold_probability in enumerate(fold_probabilities):
         test = table.original & (folds == fold)
-        probabilities[np.searchsorted(rows, np.flatnonzero(test))] = fold_probability
+        probabilities[:, np.searchsorted(rows, np.flatnonzero(test))] = fold_probability
     return rows, probabilities, folds[rows]

@@ -14,6 +14,7 @@ import argparse
 import functools
 import importlib
 import json
+import os
 import platform
 import time
 from functools import partial
@@ -24,7 +25,14 @@ import sklearn
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from model.classifier import DEFAULT_MODEL_PATH, RECHECK_BELOW, RECHECK_DEGREES, SquareClassifier
+from model.classifier import (
+    DEFAULT_MODEL_PATH,
+    MATCH_BELOW,
+    MATCH_WEIGHT,
+    RECHECK_BELOW,
+    RECHECK_DEGREES,
+    SquareClassifier,
+)
 from model.crossval import CODEBOOK_WORDS, held_out_source, learned_stages_tag, out_of_fold
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.dataset import (
@@ -128,6 +136,14 @@ def _markdown_matrix(matrix: np.ndarray, names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def cpu_name() -> str:
+    """The processor's model name (timings depend on it far more than on the code between sessions)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.is_file() else []
+    names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+    return names[0] if names else platform.processor() or platform.machine()
+
+
 def board_timing(
     classifier: SquareClassifier, squares: list[np.ndarray], repeats: int = 15
 ) -> tuple[float, float]:
@@ -215,11 +231,14 @@ def unsure_photos(table: FeatureTable, rows: np.ndarray, probabilities: np.ndarr
 
 def held_out_section(
     table: FeatureTable,
-    held_out: dict[str, tuple[np.ndarray, np.ndarray]],
+    held_out: dict[str, tuple[np.ndarray, ...]],
     temperature: float,
     cv_unsure: dict[str, str],
 ) -> list[str]:
-    """The card's figures for each photo set read by a model that never saw any of its photos."""
+    """The card's figures for each photo set read by a model that never saw any of its photos.
+
+    ``held_out`` maps each set to (rows, probabilities[, the same without the artwork matcher]).
+    """
     tile_photos = len(np.unique(table.groups[table.original & (table.sources == TILE_SOURCE)]))
     lines = [
         "### Another camera: each photo set read by a model fitted without it",
@@ -233,19 +252,21 @@ def held_out_section(
         "photos flagged whole | most frequent errors |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for source, (rows, raw) in held_out.items():
+    for source, (rows, *readings) in held_out.items():
         truth = table.labels[rows]
-        probabilities = apply_temperature(raw, temperature)
-        predicted = probabilities.argmax(axis=1)
-        figures = SquareFigures.of(truth, predicted)
-        sure = probabilities.max(axis=1) >= 0.99
-        sure_right = f"{np.mean(truth[sure] == predicted[sure]):.1%}" if sure.any() else "–"
         other = next(name for key, name in SOURCE_NAMES.items() if key != source)
-        lines.append(
-            f"| {SOURCE_NAMES[source]} | {other} | {figures.squares} | {figures.terrain:.2%} | "
-            f"{figures.crowns:.2%} | {figures.both:.2%} | {sure.mean():.0%} ({sure_right}) | "
-            f"{unsure_photos(table, rows, probabilities)} | {most_frequent_errors(truth, predicted, top=5)} |"
-        )
+        for raw, how in zip(readings, ("", ", without artwork matching"), strict=False):
+            probabilities = apply_temperature(raw, temperature)
+            predicted = probabilities.argmax(axis=1)
+            figures = SquareFigures.of(truth, predicted)
+            sure = probabilities.max(axis=1) >= 0.99
+            sure_right = f"{np.mean(truth[sure] == predicted[sure]):.1%}" if sure.any() else "–"
+            lines.append(
+                f"| {SOURCE_NAMES[source]} | {other}{how} | {figures.squares} | {figures.terrain:.2%} | "
+                f"{figures.crowns:.2%} | {figures.both:.2%} | {sure.mean():.0%} ({sure_right}) | "
+                f"{unsure_photos(table, rows, probabilities)} | "
+                f"{most_frequent_errors(truth, predicted, top=5)} |"
+            )
     return lines + [
         "",
         f"*Photos flagged whole*: the scanner flags every square of a photo when at least "
@@ -277,21 +298,27 @@ def compared_estimators(
             CACHE_DIR.glob(f"{prefix}*-{n_folds}-recheck*.npz")
         ):
             with np.load(path) as stored:
-                rows, raw = stored["rows"], stored["raw"]
+                rows = stored["rows"]
+                readings = [(stored["raw"], ", matched" if "unmatched" in stored.files else "")]
+                if "unmatched" in stored.files:
+                    readings.append((stored["unmatched"], ""))
             name, _, recheck = path.stem[len(prefix) :].partition(f"-{n_folds}")
-            figures, boards = headline_figures(table, rows, raw.argmax(axis=1))
-            as_shipped = headline_figures(table, rows, raw.argmax(axis=1), shipped)[0][TILE_SOURCE]
-            board, tile = figures[BOARD_SOURCE], figures[TILE_SOURCE]
-            lines.append(
-                f"| `{name}`{', re-read' if recheck else ''} | {fitted_on} | {board.terrain:.2%} | "
-                f"{board.crowns:.2%} | {boards.exact_score}/{boards.boards} | {tile.terrain:.2%} | "
-                f"{tile.crowns:.2%} | {as_shipped.terrain:.2%} | {as_shipped.crowns:.2%} |"
-            )
+            for raw, matched in readings:
+                figures, boards = headline_figures(table, rows, raw.argmax(axis=1))
+                as_shipped = headline_figures(table, rows, raw.argmax(axis=1), shipped)[0][TILE_SOURCE]
+                board, tile = figures[BOARD_SOURCE], figures[TILE_SOURCE]
+                lines.append(
+                    f"| `{name}`{', re-read' if recheck else ''}{matched} | {fitted_on} | "
+                    f"{board.terrain:.2%} | {board.crowns:.2%} | {boards.exact_score}/{boards.boards} | "
+                    f"{tile.terrain:.2%} | {tile.crowns:.2%} | {as_shipped.terrain:.2%} | "
+                    f"{as_shipped.crowns:.2%} |"
+                )
     return lines + [
         "",
-        "*re-read*: squares under the re-reading threshold read again turned (as in the scanner). Runs "
-        "that differ only in a few training labels differ by several wrong tiles, so read small gaps "
-        "between rows as noise.",
+        "*re-read*: squares under the re-reading threshold read again turned (as in the scanner). "
+        "*matched*: the squares still unsure then compared with the training squares (the artwork "
+        "matcher; the row below it is the same fold models without it). Runs that differ only in a few "
+        "training labels differ by several wrong tiles, so read small gaps between rows as noise.",
     ]
 
 
@@ -331,7 +358,7 @@ def evaluate(
         with np.load(oof_cache) as stored:
             rows, raw, cv_seconds = stored["rows"], stored["raw"], float(stored["seconds"])
     else:
-        rows, raw, _ = out_of_fold(
+        rows, (raw, unmatched), _ = out_of_fold(
             table,
             config,
             partial(make_estimator, estimator_name),
@@ -341,11 +368,14 @@ def evaluate(
             crops=real_crops(),
         )
         cv_seconds = time.perf_counter() - started
-        np.savez(oof_cache, rows=rows, raw=raw, seconds=cv_seconds)
+        np.savez(oof_cache, rows=rows, raw=raw, unmatched=unmatched, seconds=cv_seconds)
     held_cache = CACHE_DIR / f"held-out-{key}-{estimator_name}-{recheck}.npz"
     if reuse and held_cache.is_file():
         with np.load(held_cache) as stored:
-            held_out = {source: (stored[f"{source}_rows"], stored[f"{source}_raw"]) for source in SOURCES}
+            held_out = {
+                source: (stored[f"{source}_rows"], stored[f"{source}_raw"], stored[f"{source}_unmatched"])
+                for source in SOURCES
+            }
             held_seconds = float(stored["seconds"])
     else:
         held_started = time.perf_counter()
@@ -355,13 +385,14 @@ def evaluate(
             )
             for source in SOURCES
         )
-        held_out = dict(zip(SOURCES, results, strict=True))
+        held_out = {source: (read, *both) for source, (read, both) in zip(SOURCES, results, strict=True)}
         held_seconds = time.perf_counter() - held_started
         np.savez(
             held_cache,
             seconds=held_seconds,
             **{f"{source}_rows": held_out[source][0] for source in SOURCES},
             **{f"{source}_raw": held_out[source][1] for source in SOURCES},
+            **{f"{source}_unmatched": held_out[source][2] for source in SOURCES},
         )
     truth = table.labels[rows]
     sources = table.sources[rows]
@@ -439,6 +470,13 @@ def evaluate(
         f"- Squares read with a top probability under {RECHECK_BELOW} (before calibration) are read twice "
         f"more, turned by ±{RECHECK_DEGREES:g}° about the centre, and the three log-probabilities averaged "
         "(in the cross-validation below too).",
+        f"- Squares still read under {MATCH_BELOW} are then compared with every real training square "
+        "(`model/matching.py`, the artwork matcher): every box prints the same 96 squares, so an unsure "
+        "square is usually one the training photos show too. Thumbnails at 32×32 with each colour channel "
+        "divided by its mean; normalised cross-correlation of an 18×18 window over the 4 quarter turns and "
+        "shifts of up to 7 px, on the windows' 64 principal components; the best match per label. The "
+        f"log-probabilities get {MATCH_WEIGHT:g} × (each label's best match − the best match of any label); "
+        "no opinion on *empty*. The matcher keeps the training rows' real squares only: one per fold here.",
         f"- Estimator: `{estimator_name}` = `{' '.join(repr(make_estimator(estimator_name)).split())}`",
         "- The `_crowns` estimators multiply a joint model (which does not see the template block) with a "
         "crown-count model (MLP on the gradient histograms, the crown blocks and the crown detector's "
@@ -560,7 +598,7 @@ def evaluate(
         f"scikit-learn {sklearn.__version__}).",
         "- Classifying one board (25 squares of 100 px: resize, features, 4 quarter turns, estimator) "
         f"on one thread: {cpu_ms:.1f} ms CPU (median), {wall_ms:.1f} ms fastest wall clock "
-        f"({platform.machine()}, 2-core machine shared with other jobs).",
+        f"({cpu_name()}, {os.cpu_count()} cores shared with other jobs).",
         "- Training the packaged model from scratch: augmentation + features "
         f"{meta.get('feature_seconds', '?')} s "
         "(then cached under `out/cache`, one file per feature block) + fit "

@@ -62,6 +62,7 @@ def train(
         config,
         codebook=classifier.codebook,
         crown_detector=classifier.crown_detector,
+        matcher=classifier.matcher,
     )
     classifier.temperature = fitted_temperature(estimator_name)
     classifier.metadata = {
@@ -69,6 +70,7 @@ def train(
         "augment_plan": plan.to_dict(),
         "codebook_words": classifier.codebook.words if classifier.codebook else 0,
         "crown_detector": classifier.crown_detector is not None,
+        "matched_squares": int(classifier.matcher.gallery_.shape[1]) if classifier.matcher else 0,
         "training_rows": int(len(table.labels)),
         "real_squares": int(table.original.sum()),
         "feature_seconds": table.build_seconds,

@@ -15,6 +15,8 @@ from sklearn.pipeline import Pipeline
 from model import augment
 from model.classifier import (
     DEFAULT_MODEL_PATH,
+    MATCH_BELOW,
+    MATCH_WEIGHT,
     RECHECK_BELOW,
     RECHECK_DEGREES,
     SquareClassifier,
@@ -43,6 +45,7 @@ from model.features import (
     rotation_permutation,
     turned,
 )
+from model.matching import ArtworkMatcher
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Terrain
 from scanner.reading import LABELS
@@ -68,6 +71,7 @@ def test_packaged_model_is_small_and_loads():
 
 def test_packaged_model_carries_its_learned_stages(classifier, board):
     assert classifier.codebook is not None and classifier.crown_detector is not None
+    assert classifier.matcher is not None and classifier.matcher.gallery_.shape[1] > 5000  # every real square
     squares, _ = board
     assert classifier.features(normalise_crops(squares)).shape[1] == len(classifier._permutations[0])
 
@@ -128,6 +132,31 @@ def test_unsure_squares_are_read_again_turned_and_sure_ones_are_not(classifier, 
         classifier.calibrated(log_proba)[1:][sure[1:]],
         rtol=1e-5,
     )
+
+
+def test_unsure_squares_are_matched_with_the_training_squares_and_sure_ones_are_not(classifier, board):
+    squares, labels = board
+    crops = normalise_crops(squares[:6])
+    matcher = ArtworkMatcher().fit(thumbnails(normalise_crops(squares)), labels)
+    reader = SquareClassifier(
+        classifier.estimator,
+        classifier.feature_config,
+        classifier.temperature,
+        codebook=classifier.codebook,
+        crown_detector=classifier.crown_detector,
+        matcher=matcher,
+    )
+    log_proba = reader.log_proba_features(reader.features(crops))
+    log_proba[0] = -np.log(log_proba.shape[1])  # as unsure as can be
+    sure = log_proba.max(axis=1) >= np.log(MATCH_BELOW)
+    assert sure[1:].any()
+    matched = reader.matched(crops, log_proba)
+    np.testing.assert_array_equal(matched[sure], log_proba[sure])
+    evidence = matcher.evidence(thumbnails(crops[:1]))[0, reader._columns]
+    expected = log_proba[0] + MATCH_WEIGHT * evidence
+    np.testing.assert_allclose(np.exp(matched[0]), np.exp(expected) / np.exp(expected).sum(), atol=1e-9)
+    own = list(reader._columns).index(labels[0])  # the square it was shown: its label ranks first
+    assert matched[0][own] == pytest.approx(matched[0].max())
 
 
 def test_turned_crops_keep_their_shape_and_turn_about_the_centre(board):

@@ -154,3 +154,7 @@ def test_the_estimator_comparison_scores_every_cached_fit_against_both_labels(tm
     figures = "| 100.00% | 100.00% | 1/1 | 100.00% |"
     assert rows_of["corrected labels"].endswith(f"{figures} 100.00% | 100.00% | 50.00% |")
     assert rows_of["labels as shipped"].endswith(f"{figures} 50.00% | 100.00% | 100.00% |")
+    np.savez(tmp_path / "oof-new-mlp-5-recheck0.99-5.0.npz", rows=rows, raw=raw, unmatched=raw[::-1])
+    lines = evaluate.compared_estimators(table, [("new", "corrected labels")], shipped, 5)
+    names = [line.split(" | ")[0] for line in lines if line.startswith("| `mlp`")]
+    assert names == ["| `mlp`, re-read, matched", "| `mlp`, re-read"]  # and the same folds without it

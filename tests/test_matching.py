@@ -1,0 +1,96 @@
+"""The artwork matcher: a square is matched to the training squares it shows, whatever its turn or crop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.codebook import thumbnails
+from model.dataset import DEFAULT_DATA_DIR, BoardPhoto, board_squares, load_boards
+from model.features import normalise_crops
+from model.matching import NEUTRAL, ArtworkMatcher
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABEL_INDEX
+
+
+def _photo(name: str) -> BoardPhoto:
+    return next(p for p in load_boards(DEFAULT_DATA_DIR) if p.name == name)
+
+
+def _thumbs(squares: list[np.ndarray]) -> np.ndarray:
+    return thumbnails(normalise_crops(squares))
+
+
+@pytest.fixture(scope="module")
+def board() -> tuple[np.ndarray, np.ndarray]:
+    photo = _photo("1.jpg")
+    return _thumbs(board_squares(photo)), np.asarray(photo.labels)
+
+
+@pytest.fixture(scope="module")
+def matcher(board) -> ArtworkMatcher:
+    return ArtworkMatcher().fit(*board)
+
+
+def _shifted_squares(photo: BoardPhoto, fraction: float) -> list[np.ndarray]:
+    """The inner 3×3 squares of a board, each cut ``fraction`` of a square down and to the right."""
+    side = photo.image.shape[0] // 5
+    offset = int(round(fraction * side))
+    return [
+        photo.image[r * side + offset : (r + 1) * side + offset, c * side + offset : (c + 1) * side + offset]
+        for r in range(1, 4)
+        for c in range(1, 4)
+    ]
+
+
+def test_a_training_square_matches_itself(board, matcher):
+    thumbs, labels = board
+    similarities = matcher.similarities(thumbs)
+    own = similarities[np.arange(len(labels)), labels]
+    artwork = ~NEUTRAL[labels]
+    assert (own[artwork] > 0.99).all()
+    assert (matcher.evidence(thumbs)[np.arange(len(labels)), labels][artwork] == 0).all()
+
+
+def test_another_photo_of_the_same_kingdom_is_matched_square_by_square(matcher):
+    other = _photo("5.jpg")  # kingdom K01 again, photographed anew
+    assert other.kingdom_id == _photo("1.jpg").kingdom_id
+    labels = np.asarray(other.labels)
+    best = matcher.similarities(_thumbs(board_squares(other))).argmax(axis=1)
+    artwork = ~NEUTRAL[labels]
+    assert np.mean(best[artwork] == labels[artwork]) >= 0.9
+
+
+def test_a_crop_well_off_the_square_still_matches(matcher):
+    photo = _photo("1.jpg")
+    labels = np.asarray(photo.labels).reshape(5, 5)[1:4, 1:4].ravel()
+    best = matcher.similarities(_thumbs(_shifted_squares(photo, 0.15))).argmax(axis=1)
+    artwork = ~NEUTRAL[labels]
+    assert np.mean(best[artwork] == labels[artwork]) >= 0.85
+
+
+def test_quarter_turns_give_the_same_evidence(board, matcher):
+    thumbs, _ = board
+    evidence = matcher.evidence(thumbs)
+    for turns in (1, 2, 3):
+        turned = np.ascontiguousarray(np.rot90(thumbs, turns, axes=(1, 2)))
+        np.testing.assert_allclose(matcher.evidence(turned), evidence, atol=1e-6)
+
+
+def test_no_opinion_on_empty_squares_or_labels_never_seen(board, matcher):
+    thumbs, labels = board
+    evidence = matcher.evidence(thumbs)
+    assert evidence.shape == (len(thumbs), len(LABEL_INDEX))
+    assert (evidence <= 0).all() and np.allclose(evidence.max(axis=1), 0)
+    unseen = np.setdiff1d(np.arange(len(LABEL_INDEX)), labels)
+    assert unseen.size and (evidence[:, unseen] == 0).all()
+    assert (evidence[:, LABEL_INDEX[Square(Terrain.EMPTY, 0)]] == 0).all()
+
+
+def test_an_empty_batch_reads_as_nothing(matcher):
+    assert matcher.evidence(np.zeros((0, 32, 32, 3), np.uint8)).shape == (0, len(LABEL_INDEX))
+
+
+def test_shifts_must_be_symmetric_about_the_centre():
+    with pytest.raises(ValueError, match="symmetric"):
+        ArtworkMatcher(window=18, stride=4)
