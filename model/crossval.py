@@ -25,7 +25,7 @@ from model.table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
 #: Codewords of the patch codebook (0 = no codebook): 128 words × 4 quarter turns × 4 quarters of the square.
 CODEBOOK_WORDS = 128
 #: Bump when the crown detector's training or features change (cached cross-validation results depend on it).
-CROWN_DETECTOR_VERSION = 1
+CROWN_DETECTOR_VERSION = 2
 #: Bump when the artwork matcher or how the classifier weighs it changes.
 MATCHER_VERSION = 1
 

@@ -12,11 +12,15 @@ from model import augment
 from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.crowns import (
     BINS,
+    EDGE,
     GRID,
     N_FEATURES,
     POSITIONS,
+    TURNS,
+    WIDTH,
     CrownDetector,
     cell_maps,
+    dense_windows,
     local_peaks,
     template_seeds,
 )
@@ -85,6 +89,14 @@ def test_features_are_the_same_for_a_turned_crop(boards, detector):
         turned = detector.transform(cell_maps(np.stack([augment.rotate90(crop, turns) for crop in crops])))
         np.testing.assert_allclose(turned, features, atol=1e-5)
     assert detector.transform(cell_maps(crops[:0])).shape == (0, N_FEATURES)
+
+
+def test_verifying_turned_windows_equals_the_verifier_on_turned_copies(boards, detector):
+    windows = dense_windows(cell_maps(boards["1.jpg"][0][:3])).reshape(-1, WIDTH)
+    edge = np.broadcast_to(EDGE, (3, POSITIONS, POSITIONS)).ravel()
+    copies = [np.hstack([windows[:, turn], edge[:, None]]).astype(np.float32) for turn in TURNS]
+    expected = np.mean([detector.verifier_.predict_proba(copy)[:, 1] for copy in copies], axis=0)
+    np.testing.assert_allclose(detector._verify(windows, edge), expected, atol=1e-5)
 
 
 def test_learned_from_counts_it_counts_the_crowns_of_an_unseen_board(boards, detector):

@@ -14,10 +14,13 @@ from model.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
     LabelCorrectionError,
+    board_squares,
+    load_boards,
     load_tiles,
     tile_label_corrections,
 )
-from model.table import DEFAULT_PLAN, FeatureTable, _rows_key
+from model.features import FeatureConfig, extract_features, normalise_crops
+from model.table import DEFAULT_PLAN, FeatureTable, _computed, _rows_key, stage_inputs
 from model.train import main as train_main
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
@@ -158,3 +161,13 @@ def test_the_estimator_comparison_scores_every_cached_fit_against_both_labels(tm
     lines = evaluate.compared_estimators(table, [("new", "corrected labels")], shipped, 5)
     names = [line.split(" | ")[0] for line in lines if line.startswith("| `mlp`")]
     assert names == ["| `mlp`, re-read, matched", "| `mlp`, re-read"]  # and the same folds without it
+
+
+def test_the_table_computed_on_all_cores_is_the_table_computed_in_one_pass():
+    crops = normalise_crops(board_squares(load_boards(DEFAULT_DATA_DIR)[0]))
+    config = FeatureConfig(hog=False)
+    inputs, features, stage_seconds, feature_seconds = _computed(crops, config)
+    np.testing.assert_array_equal(features, extract_features(crops, config))
+    for name, expected in stage_inputs(crops).items():
+        np.testing.assert_array_equal(inputs[name], expected)
+    assert stage_seconds > 0 and feature_seconds > 0
