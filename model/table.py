@@ -151,6 +151,7 @@ def stage_inputs(crops: np.ndarray, batch: int = 1000) -> dict[str, np.ndarray]:
 def _chunk_features(
     crops: np.ndarray, config: FeatureConfig
 ) -> tuple[dict[str, np.ndarray], np.ndarray, float, float]:
+    """Stage inputs and features of one chunk of crops, and the seconds each took (runs in a worker)."""
     started = time.perf_counter()
     inputs = stage_inputs(crops)
     inputs_done = time.perf_counter()
