@@ -29,6 +29,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from model.features import SIDE, CropViews, _orientation_histograms, crop_views
+from model.mlp import first_layer_with_scaler
 
 CELL = 4
 GRID = SIDE // CELL  # 16 cells a side
@@ -173,10 +174,8 @@ class CrownDetector:
         them was most of the detector's training time). The same as ``predict_proba`` on the turned
         windows, to float rounding.
         """
-        scaler, mlp = self.verifier_[0], self.verifier_[-1]
-        inverse_scale = (1.0 / scaler.scale_).astype(np.float32)
-        first = mlp.coefs_[0] * inverse_scale[:, None]
-        bias = mlp.intercepts_[0] - (scaler.mean_ * inverse_scale).astype(np.float32) @ mlp.coefs_[0]
+        mlp = self.verifier_[-1]
+        first, bias = first_layer_with_scaler(self.verifier_[0], mlp)
         edge_term = np.outer(np.asarray(edge, np.float32), first[WIDTH]) + bias
         windows = np.asarray(windows, np.float32)
         probability = np.zeros(len(windows), np.float32)

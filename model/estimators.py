@@ -15,6 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.features import FeatureConfig, block_sizes, feature_size
 from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
+from model.mlp import first_layer_with_scaler
 from scanner.kingdom import MAX_CROWN_DIGIT
 from scanner.reading import LABELS
 
@@ -177,12 +178,7 @@ def _scaler_in_first_layer(part):
     if step_types != [StandardScaler, MLPClassifier]:
         return part
     scaler, mlp = part.steps[0][1], part.steps[1][1]
-    weights = mlp.coefs_[0]
-    inverse_scale = (1.0 / scaler.scale_)[:, None]
-    mlp.intercepts_[0] = (
-        mlp.intercepts_[0] - (scaler.mean_[:, None] * inverse_scale * weights).sum(axis=0)
-    ).astype(weights.dtype)
-    mlp.coefs_[0] = (weights * inverse_scale).astype(weights.dtype)
+    mlp.coefs_[0], mlp.intercepts_[0] = first_layer_with_scaler(scaler, mlp)
     return mlp
 
 
