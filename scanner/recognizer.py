@@ -1,8 +1,9 @@
 """KingdomScanner: one object that loads the model once and turns photos into scored kingdoms.
 
 Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> rectify to a top-down
-image -> cut the N×N squares -> classify (SquareClassifier) -> joint decoding under the box rules
-(scanner.decode, if available; plain argmax otherwise) -> score. Every stage is timed.
+image -> cut the N×N squares -> classify (SquareClassifier) -> compare with the table around the
+kingdom (scanner.table) -> joint decoding under the box rules (scanner.decode, if available; plain
+argmax otherwise) -> score. Every stage is timed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
 from scanner.scoring import ScoreReport, castle_cells, score_kingdom
+from scanner.table import table_evidence, weigh_empty
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
@@ -65,7 +67,8 @@ class ScanResult:
     grid_to_image: np.ndarray = field(repr=False)  # homography: grid units -> `image` pixels
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    probabilities: np.ndarray | None = None  # (N, N, 18) classifier output, before decoding
+    #: (N, N, 18) classifier output, weighed with the table around the kingdom, before decoding
+    probabilities: np.ndarray | None = None
 
     def to_json_dict(self) -> dict:
         """The ``kingdomino scan --json`` line of this photo."""
@@ -186,6 +189,10 @@ class KingdomScanner:
         except Exception as error:  # a model that does not match its feature code must not crash a scan
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         timings["classify"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        probabilities = weigh_empty(probabilities, table_evidence(image, homography, n))
+        timings["table"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         kingdom, readings, flagged = _decode(probabilities)

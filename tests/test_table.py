@@ -1,0 +1,102 @@
+"""The table around a kingdom tells its empty squares apart from wheat (scanner.table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import scanner.table
+from scanner.kingdom import Square, Terrain
+from scanner.reading import LABEL_INDEX, LABELS
+from scanner.recognizer import KingdomScanner
+from scanner.table import TABLE_EVIDENCE, table_evidence, weigh_empty
+
+BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
+EMPTY = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
+WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
+TAN_TABLE = (150, 200, 230)  # BGR: a light wooden table the classifier alone reads as wheat in a hole
+TILE_COLOURS = [(40, 140, 60), (170, 90, 30), (30, 80, 40), (20, 200, 220), (60, 60, 60), (90, 130, 110)]
+#: The kingdom's frame in the test photos: 100 px squares from (250, 250).
+FRAME = np.array([[100.0, 0, 250], [0, 100, 250], [0, 0, 1]])
+
+
+def table_photo(colour=TAN_TABLE, size: int = 1000, gradient: float = 0.0, seed: int = 0) -> np.ndarray:
+    """A textured table, lit more brightly towards the bottom right by ``gradient`` grey levels."""
+    rng = np.random.default_rng(seed)
+    ramp = np.add.outer(np.arange(size), np.arange(size))[..., None] * (gradient / (2 * size))
+    photo = np.array(colour, np.float32) + ramp + rng.normal(0, 4, (size, size, 3))
+    return np.clip(photo, 0, 255).astype(np.uint8)
+
+
+def with_kingdom(photo: np.ndarray, holes: set[tuple[int, int]]) -> np.ndarray:
+    """Paint a 5×5 kingdom of flat tiles in FRAME, leaving ``holes`` as table."""
+    out = photo.copy()
+    for row in range(5):
+        for col in range(5):
+            if (row, col) not in holes:
+                y, x = 250 + 100 * row, 250 + 100 * col
+                out[y + 2 : y + 98, x + 2 : x + 98] = TILE_COLOURS[(row * 5 + col) % len(TILE_COLOURS)]
+    return out
+
+
+def test_a_hole_showing_the_table_gets_the_evidence_and_the_tiles_none() -> None:
+    evidence = table_evidence(with_kingdom(table_photo(), {(1, 3), (4, 0)}), FRAME, 5)
+    assert evidence[1, 3] == pytest.approx(TABLE_EVIDENCE, rel=0.05)
+    assert evidence[4, 0] == pytest.approx(TABLE_EVIDENCE, rel=0.05)
+    evidence[1, 3] = evidence[4, 0] = 0
+    assert not evidence.any()
+
+
+def test_a_wheat_yellow_square_on_a_light_wooden_table_is_not_taken_for_the_table() -> None:
+    photo = with_kingdom(table_photo(), set())
+    photo[352:448, 652:748] = (40, 190, 225)  # wheat's saturated yellow
+    assert table_evidence(photo, FRAME, 5)[1, 3] == 0
+
+
+def test_a_lighting_gradient_across_the_table_is_followed() -> None:
+    photo = with_kingdom(table_photo(gradient=60), {(2, 2)})
+    assert table_evidence(photo, FRAME, 5)[2, 2] > 0.8 * TABLE_EVIDENCE
+
+
+def test_no_evidence_when_the_kingdom_fills_the_photo() -> None:
+    photo = with_kingdom(table_photo(), {(1, 3)})[250:750, 250:750]
+    corner = np.array([[100.0, 0, 0], [0, 100, 0], [0, 0, 1]])
+    assert not table_evidence(photo, corner, 5).any()
+
+
+def test_no_evidence_when_the_ring_around_the_frame_is_not_one_table() -> None:
+    photo = with_kingdom(table_photo(), {(1, 3)})
+    rng = np.random.default_rng(1)
+    for row in range(-1, 6):
+        for col in range(-1, 6):
+            if row in (-1, 5) or col in (-1, 5):  # other players' tiles all round
+                y, x = 250 + 100 * row, 250 + 100 * col
+                photo[y : y + 100, x : x + 100] = rng.integers(0, 256, 3)
+    assert not table_evidence(photo, FRAME, 5).any()
+
+
+def test_weighing_multiplies_the_empty_odds_and_keeps_probabilities() -> None:
+    probabilities = np.full((2, 2, len(LABELS)), 0.01)
+    probabilities[..., WHEAT] = 1 - 0.01 * (len(LABELS) - 1)
+    evidence = np.array([[0.0, 3.0], [0.0, 0.0]])
+    weighed = weigh_empty(probabilities, evidence)
+    assert np.allclose(weighed.sum(axis=-1), 1)
+    assert np.allclose(weighed[0, 0], probabilities[0, 0])
+    odds = weighed[0, 1, EMPTY] / weighed[0, 1, WHEAT]
+    assert odds == pytest.approx(np.exp(3.0) * probabilities[0, 1, EMPTY] / probabilities[0, 1, WHEAT])
+
+
+def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty(monkeypatch) -> None:
+    """Board 1 on a light wooden table with square (1, 3) taken away: alone, the classifier doubts it."""
+    photo = table_photo(size=1100, seed=3)
+    photo[300:800, 300:800] = cv2.imread(str(BOARDS / "1.jpg"))
+    photo[400:500, 600:700] = table_photo(size=100, seed=4)
+    scanner_ = KingdomScanner()
+    result = scanner_.scan(photo)
+    assert result.kingdom[1, 3] == Square(Terrain.EMPTY, 0) and not result.flagged[1, 3]
+    monkeypatch.setattr(scanner.table, "TABLE_EVIDENCE", 0.0)
+    alone = scanner_.scan(photo)
+    assert alone.kingdom[1, 3] != Square(Terrain.EMPTY, 0) or alone.flagged[1, 3]
