@@ -33,12 +33,17 @@ def corner_errors(found: np.ndarray, truth: np.ndarray, grid_size: int) -> np.nd
 
 
 def evaluate(
-    count: int, seed: int, size: tuple[int, int] | None = None, verbose: bool = False, grid_size: int = 5
+    count: int,
+    seed: int,
+    size: tuple[int, int] | None = None,
+    verbose: bool = False,
+    grid_size: int = 5,
+    compare_table: bool = True,
 ) -> dict:
-    scanner = KingdomScanner()
+    scanner = KingdomScanner(compare_table=compare_table)
     located = 0
     errors, per_photo, failures = [], [], []
-    terrain_ok = crowns_ok = squares = boards_right = boards_score = 0
+    terrain_ok = crowns_ok = squares = boards_right = boards_score = misread = misread_unflagged = 0
     stages: dict[str, list[float]] = defaultdict(list)
     for index in range(count):
         scene = generate_scene(seed + index, size=size, grid_size=grid_size)
@@ -82,7 +87,9 @@ def evaluate(
             terrain_ok += read.terrain == square.terrain
             crowns_ok += read.crowns == square.crowns
             wrong += read != square
+            misread_unflagged += read != square and not result.flagged[r, c]
             squares += 1
+        misread += wrong
         boards_right += wrong == 0
         boards_score += score_kingdom(result.kingdom).total == score_kingdom(truth_kingdom).total
         per_photo.append(float(error.mean()))
@@ -102,6 +109,8 @@ def evaluate(
         "median_corner_error_squares": round(float(np.median(errors)), 3) if errors else None,
         "terrain_pct": round(100 * terrain_ok / max(squares, 1), 2),
         "crowns_pct": round(100 * crowns_ok / max(squares, 1), 2),
+        "squares_misread": misread,
+        "squares_misread_unflagged": misread_unflagged,
         "boards_all_right_pct": round(100 * boards_right / read, 1),
         "boards_exact_score_pct": round(100 * boards_score / read, 1),
         "seconds_per_photo_median": round(statistics.median(stages["total"]), 3) if stages["total"] else None,
@@ -120,10 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grid-size", type=int, choices=(5, 7), default=5, help="7 = Mighty Duel kingdoms")
     parser.add_argument("--verbose", action="store_true", help="one line per scene on stderr")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument(
+        "--without-table", action="store_true", help="read squares without the table around the kingdom"
+    )
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
     started = time.perf_counter()
-    report = evaluate(args.count, args.seed, size, args.verbose, args.grid_size)
+    report = evaluate(args.count, args.seed, size, args.verbose, args.grid_size, not args.without_table)
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     if args.json:
         print(json.dumps(report))
@@ -135,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  median corner error: {report['median_corner_error_squares']} squares")
     print(
         f"  per square on located photos: terrain {report['terrain_pct']} %, crowns {report['crowns_pct']} %"
+    )
+    print(
+        f"  squares misread: {report['squares_misread']}, "
+        f"of which not flagged: {report['squares_misread_unflagged']}"
     )
     print(f"  boards with every square right: {report['boards_all_right_pct']} %")
     print(f"  boards with the exact score: {report['boards_exact_score_pct']} %")

@@ -97,12 +97,14 @@ class ScanResult:
 class KingdomScanner:
     """Loads the square classifier once; ``scan`` reads one photo (path, bytes or BGR array)."""
 
-    def __init__(self, classifier=None) -> None:
+    def __init__(self, classifier=None, compare_table: bool = True) -> None:
+        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it)."""
         if classifier is None:
             from model.classifier import SquareClassifier  # raises ModelLoadError with a clear reason
 
             classifier = SquareClassifier.load()
         self.classifier = classifier
+        self.compare_table = compare_table
 
     def scan(
         self, source: str | Path | bytes | np.ndarray, grid: int | str = "auto", name: str | None = None
@@ -190,9 +192,10 @@ class KingdomScanner:
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         timings["classify"] = time.perf_counter() - t0
 
-        t0 = time.perf_counter()
-        probabilities = weigh_empty(probabilities, table_evidence(image, homography, n))
-        timings["table"] = time.perf_counter() - t0
+        if self.compare_table:
+            t0 = time.perf_counter()
+            probabilities = weigh_empty(probabilities, table_evidence(image, homography, n))
+            timings["table"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         kingdom, readings, flagged = _decode(probabilities)

@@ -8,7 +8,6 @@ import cv2
 import numpy as np
 import pytest
 
-import scanner.table
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX, LABELS
 from scanner.recognizer import KingdomScanner
@@ -89,7 +88,7 @@ def test_weighing_multiplies_the_empty_odds_and_keeps_probabilities() -> None:
     assert odds == pytest.approx(np.exp(3.0) * probabilities[0, 1, EMPTY] / probabilities[0, 1, WHEAT])
 
 
-def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty(monkeypatch) -> None:
+def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty() -> None:
     """Board 1 on a light wooden table with square (1, 3) taken away: alone, the classifier doubts it."""
     photo = table_photo(size=1100, seed=3)
     photo[300:800, 300:800] = cv2.imread(str(BOARDS / "1.jpg"))
@@ -97,6 +96,5 @@ def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty(monke
     scanner_ = KingdomScanner()
     result = scanner_.scan(photo)
     assert result.kingdom[1, 3] == Square(Terrain.EMPTY, 0) and not result.flagged[1, 3]
-    monkeypatch.setattr(scanner.table, "TABLE_EVIDENCE", 0.0)
-    alone = scanner_.scan(photo)
+    alone = KingdomScanner(scanner_.classifier, compare_table=False).scan(photo)
     assert alone.kingdom[1, 3] != Square(Terrain.EMPTY, 0) or alone.flagged[1, 3]
