@@ -1,8 +1,8 @@
 """Empty squares show the table: compare each square of a located kingdom with the table around it.
 
 The square classifier sees one square at a time, and a plain cream or wooden table can look like wheat
-to it: on generated table scenes, every misread hole in a kingdom was an empty square read as wheat,
-often with high confidence. The photo itself holds the answer: the ring of cells just outside the
+to it (a blue one like a lake): on generated table scenes, nearly every misread square was an empty one
+read so, often with high confidence. The photo itself holds the answer: the ring of cells just outside the
 N×N frame shows the same table. A square whose mean colour matches that table (within a few ΔE of
 the nearest ring cell, or of the table's colour fitted across the ring, which follows a lighting
 gradient) gets extra odds for *empty*; the classifier and the box rules still decide.
