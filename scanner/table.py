@@ -3,9 +3,11 @@
 The square classifier sees one square at a time, and a plain cream or wooden table can look like wheat
 to it (a blue one like a lake): on generated table scenes, nearly every misread square was an empty one
 read so, often with high confidence. The photo itself holds the answer: the ring of cells just outside the
-N×N frame shows the same table. A square whose mean colour matches that table (within a few ΔE of
-the nearest ring cell, or of the table's colour fitted across the ring, which follows a lighting
-gradient) gets extra odds for *empty*; the classifier and the box rules still decide.
+N×N frame shows the same table. A square whose mean colour and plain texture match that table (within
+a few units of the nearest ring cell, or of the table's colour fitted across the ring, which follows a
+lighting gradient) gets extra odds for *empty*; the classifier and the box rules still decide. The
+distance is CIE76 ΔE with the spread of lightness inside the cell as a fourth coordinate: in a dark
+photo a lake square's mean colour can come within 3 ΔE of a dark table, its printed picture cannot.
 
 Nothing is added when the ring cannot be trusted: the kingdom fills the photo (a cropped board), or
 the ring does not agree on one colour (other kingdoms, the box or a hand around the frame).
@@ -29,9 +31,9 @@ CELL_MARGIN = 0.2
 TABLE_CONSENSUS = 20.0
 #: At least this many ring cells, and half of those in the photo, must agree before the table is used.
 MIN_TABLE_CELLS = 4
-#: A square this close (ΔE) to the table gets the full evidence, none from UNLIKE_TABLE on, linear in
-#: between. On 195 generated 5×5 scenes (seeds 20000-20199) every empty square lay within 6.8 of the
-#: table (95 % within 1.3), and 99 % of the wheat squares farther than 7.6.
+#: A square this close to the table gets the full evidence, none from UNLIKE_TABLE on, linear in
+#: between. On 195 generated 5×5 scenes (seeds 20000-20199) every empty square lay within 8.1 of the
+#: table (95 % within 1.6), and 99 % of the other squares farther than 7.5 (5.4 by colour alone).
 SAME_AS_TABLE = 1.5
 UNLIKE_TABLE = 8.0
 #: Nats added to a table-like square's *empty* log-probability (odds × 3000): enough to overrule a
@@ -43,8 +45,10 @@ TABLE_EVIDENCE = 8.0
 EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 
 
-def _lab_means(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
-    """(N+2, N+2, 3) mean CIE Lab (L 0-100) of the centre of every cell of the frame and its ring."""
+def _lab_stats(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+    """(N+2, N+2, 4) mean CIE Lab (L 0-100) and the spread of L of the centre of every cell of the frame
+    and its ring. The spread tells a printed square from a plain table when a dark photo brings their
+    mean colours close."""
     ring_frame = grid_to_image @ np.array([[1.0, 0, -1], [0, 1, -1], [0, 0, 1]])
     cells = grid_size + 2
     to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
@@ -52,7 +56,8 @@ def _lab_means(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> 
     lab = cv2.cvtColor(warped.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
     margin = int(round(CELL_MARGIN * CELL_PX))
     blocks = lab.reshape(cells, CELL_PX, cells, CELL_PX, 3)[:, margin:-margin, :, margin:-margin]
-    return blocks.mean(axis=(1, 3))
+    spread = blocks[..., 0].std(axis=(1, 3))
+    return np.concatenate([blocks.mean(axis=(1, 3)), spread[..., None]], axis=-1)
 
 
 def _ring_cells_in_photo(image_shape: tuple[int, ...], grid_to_image: np.ndarray, grid_size: int) -> list:
@@ -75,19 +80,22 @@ def table_evidence(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int)
     ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
     if len(ring) < MIN_TABLE_CELLS:
         return evidence
-    means = _lab_means(image, grid_to_image, grid_size)
+    stats = _lab_stats(image, grid_to_image, grid_size)
     rows, cols = np.array(ring).T
-    colours = means[rows, cols]
+    ring_stats = stats[rows, cols]
+    colours = ring_stats[:, :3]
     agree = np.linalg.norm(colours - np.median(colours, axis=0), axis=1) <= TABLE_CONSENSUS
     if agree.sum() < max(MIN_TABLE_CELLS, len(ring) / 2):
         return evidence
-    table, rows, cols = colours[agree], rows[agree], cols[agree]
-    # the table's colour as a plane across the frame: a lighting gradient over the kingdom
-    plane = np.linalg.lstsq(np.c_[np.ones(len(rows)), rows, cols], table, rcond=None)[0]
-    squares = means[1:-1, 1:-1]
+    table, rows, cols = ring_stats[agree], rows[agree], cols[agree]
+    # the table's colour as a plane across the frame (a lighting gradient over the kingdom), its spread
+    # the ring's median
+    plane = np.linalg.lstsq(np.c_[np.ones(len(rows)), rows, cols], table[:, :3], rcond=None)[0]
+    squares = stats[1:-1, 1:-1]
     nearest = np.linalg.norm(squares[:, :, None, :] - table[None, None], axis=-1).min(axis=2)
     grid_rows, grid_cols = np.mgrid[1 : grid_size + 1, 1 : grid_size + 1]
     fitted = np.stack([np.ones_like(grid_rows), grid_rows, grid_cols], axis=-1) @ plane
+    fitted = np.concatenate([fitted, np.full(fitted.shape[:2] + (1,), np.median(table[:, 3]))], axis=-1)
     distance = np.minimum(nearest, np.linalg.norm(squares - fitted, axis=-1))
     weight = np.clip((UNLIKE_TABLE - distance) / (UNLIKE_TABLE - SAME_AS_TABLE), 0.0, 1.0)
     return TABLE_EVIDENCE * weight

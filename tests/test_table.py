@@ -55,6 +55,19 @@ def test_a_wheat_yellow_square_on_a_light_wooden_table_is_not_taken_for_the_tabl
     assert table_evidence(photo, FRAME, 5)[1, 3] == 0
 
 
+def test_a_printed_square_as_dark_as_a_dark_table_on_average_is_not_taken_for_it() -> None:
+    """In a dim photo a lake square's mean colour can match a dark table; its picture cannot."""
+    table = (45, 30, 35)
+    photo = with_kingdom(table_photo(colour=table), {(2, 2)})
+    square = np.zeros((96, 96, 3), np.uint8)
+    light = (np.add.outer(np.arange(96) // 8, np.arange(96) // 8) % 2).astype(bool)
+    square[light], square[~light] = (75, 50, 55), (15, 10, 15)  # the table's colour on average
+    photo[352:448, 552:648] = square
+    evidence = table_evidence(photo, FRAME, 5)
+    assert evidence[1, 3] == 0
+    assert evidence[2, 2] == pytest.approx(TABLE_EVIDENCE, rel=0.05)
+
+
 def test_a_lighting_gradient_across_the_table_is_followed() -> None:
     photo = with_kingdom(table_photo(gradient=60), {(2, 2)})
     assert table_evidence(photo, FRAME, 5)[2, 2] > 0.8 * TABLE_EVIDENCE
