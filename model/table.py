@@ -40,12 +40,9 @@ from model.features import (
     extract_features,
     normalise_crops,
 )
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX
+from scanner.reading import CASTLE_LABEL, EMPTY_LABEL
 
 SYNTHETIC_SOURCE = "synthetic"
-EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
-CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
 TABLE_VERSION = 8  # bump when augmentation changes, to invalidate caches
 BLOCK_VERSIONS: dict[str, int] = {}  # bump a block's version when its features change (default 1)

@@ -31,13 +31,11 @@ from scipy.optimize import LinearConstraint, milp
 from scipy.sparse import csc_array
 
 from scanner.dominoes import DOMINOES
-from scanner.kingdom import MAX_GRID_SIZE, Kingdom, Square, Terrain
-from scanner.reading import LABEL_INDEX, LABELS, SquareReading
+from scanner.kingdom import MAX_GRID_SIZE, Kingdom
+from scanner.reading import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS, SquareReading
 
 Cell = tuple[int, int]
 
-CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
-EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 LAND_LABELS = np.array([index for index, label in enumerate(LABELS) if label.terrain.is_land])
 
 #: Cost (in nats) of a square that belongs to no valid box domino. Below the cost of overruling a

@@ -15,6 +15,8 @@ LABELS: tuple[Square, ...] = tuple(
     Square(terrain, crowns) for terrain in Terrain for crowns in range(MAX_CROWNS[terrain] + 1)
 )
 LABEL_INDEX: dict[Square, int] = {label: index for index, label in enumerate(LABELS)}
+CASTLE_LABEL = LABEL_INDEX[Square(Terrain.CASTLE, 0)]
+EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 
 
 @dataclass(frozen=True, slots=True)

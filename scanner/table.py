@@ -18,9 +18,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.kingdom import Square, Terrain
 from scanner.locate import apply_homography
-from scanner.reading import LABEL_INDEX
+from scanner.reading import EMPTY_LABEL
 
 #: Pixels per square of the small warp the colours are measured on (means only: no fine print needed).
 CELL_PX = 40
@@ -42,7 +41,6 @@ UNLIKE_TABLE = 8.0
 #: scenes, after decoding, the evidence fixed 14 of 16 misread squares and broke none; a flat 5 nats
 #: from 3 ΔE fixed 12, and 8 nats from 4 ΔE broke 3.
 TABLE_EVIDENCE = 8.0
-EMPTY_LABEL = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 
 
 def _lab_stats(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:

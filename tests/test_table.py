@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX, LABELS
+from scanner.reading import EMPTY_LABEL, LABEL_INDEX, LABELS
 from scanner.recognizer import KingdomScanner
 from scanner.table import TABLE_EVIDENCE, table_evidence, weigh_empty
 
 BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
-EMPTY = LABEL_INDEX[Square(Terrain.EMPTY, 0)]
 WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
 TAN_TABLE = (150, 200, 230)  # BGR: a light wooden table the classifier alone reads as wheat in a hole
 TILE_COLOURS = [(40, 140, 60), (170, 90, 30), (30, 80, 40), (20, 200, 220), (60, 60, 60), (90, 130, 110)]
@@ -97,8 +96,8 @@ def test_weighing_multiplies_the_empty_odds_and_keeps_probabilities() -> None:
     weighed = weigh_empty(probabilities, evidence)
     assert np.allclose(weighed.sum(axis=-1), 1)
     assert np.allclose(weighed[0, 0], probabilities[0, 0])
-    odds = weighed[0, 1, EMPTY] / weighed[0, 1, WHEAT]
-    assert odds == pytest.approx(np.exp(3.0) * probabilities[0, 1, EMPTY] / probabilities[0, 1, WHEAT])
+    odds = weighed[0, 1, EMPTY_LABEL] / weighed[0, 1, WHEAT]
+    assert odds == pytest.approx(np.exp(3.0) * probabilities[0, 1, EMPTY_LABEL] / probabilities[0, 1, WHEAT])
 
 
 def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty() -> None:
