@@ -358,6 +358,11 @@ def _more_central(full: np.ndarray, found: tuple, coarse: tuple, timings: dict[s
     return grid_to_other, other_size, np.concatenate([other_others, apart])
 
 
+def moved_frame(grid_to_image: np.ndarray, rows: float, cols: float) -> np.ndarray:
+    """The grid -> image homography of the same lattice with its origin moved by (rows, cols) squares."""
+    return grid_to_image @ np.array([[1.0, 0, cols], [0, 1, rows], [0, 0, 1]])
+
+
 def frame_corners(grid_to_image: np.ndarray, size: int) -> np.ndarray:
     """The N×N frame's outer corners (TL, TR, BR, BL of the grid) through a grid -> image homography."""
     return apply_homography(grid_to_image, [[0, 0], [size, 0], [size, size], [0, size]])
@@ -557,9 +562,6 @@ def _grow_to_seven(
 ) -> np.ndarray | None:
     """The grid -> work homography of the 7×7 kingdom a 5×5 window lies in, or None if it is a 5×5 kingdom."""
 
-    def shift(col: float, row: float) -> np.ndarray:
-        return np.array([[1.0, 0, col], [0, 1, row], [0, 0, 1]])
-
     def ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
         """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
         sides = across[:-1].astype(int) + across[1:] + along[:-1].T + along[1:].T
@@ -567,7 +569,7 @@ def _grow_to_seven(
         ring[row : row + 5, col : col + 5] = False
         return sides[ring]
 
-    across, along = _side_hits(gray, grid_to_work @ shift(-2, -2), 9)  # the 9×9 around the 5×5
+    across, along = _side_hits(gray, moved_frame(grid_to_work, -2, -2), 9)  # the 9×9 around the 5×5
     options = []
     for top in range(3):
         for left in range(3):
@@ -576,7 +578,7 @@ def _grow_to_seven(
     screen, top, left = max(options)
     if screen < GROW_SCREEN:
         return None
-    grown = grid_to_work @ shift(left - 2, top - 2)
+    grown = moved_frame(grid_to_work, top - 2, left - 2)
     if _beyond_photo(frame_corners(grown, 7), 7, gray.shape):
         return None  # not a kingdom seen whole
     for cell in (REFINE_CELL_PX, FINE_CELL_PX):

@@ -18,7 +18,7 @@ import numpy as np
 from scanner.errors import ScanError
 from scanner.imageio import load_photo
 from scanner.kingdom import Kingdom, Terrain
-from scanner.locate import frame_corners, locate_kingdom
+from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
@@ -137,7 +137,7 @@ class KingdomScanner:
         notes = list(located.notes)
         shift = castle_shift(kingdom)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
-            moved = homography @ np.array([[1.0, 0, shift[1]], [0, 1, shift[0]], [0, 0, 1]])
+            moved = moved_frame(homography, *shift)
             again = self._read(image, moved, n, {})
             castle = _castle(kingdom)
             expected = (castle[0] - shift[0], castle[1] - shift[1])

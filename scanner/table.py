@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate import apply_homography
+from scanner.locate import apply_homography, moved_frame
 from scanner.reading import EMPTY_LABEL
 
 #: Pixels per square of the small warp the colours are measured on (means only: no fine print needed).
@@ -47,7 +47,7 @@ def _lab_stats(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> 
     """(N+2, N+2, 4) mean CIE Lab (L 0-100) and the spread of L of the centre of every cell of the frame
     and its ring. The spread tells a printed square from a plain table when a dark photo brings their
     mean colours close."""
-    ring_frame = grid_to_image @ np.array([[1.0, 0, -1], [0, 1, -1], [0, 0, 1]])
+    ring_frame = moved_frame(grid_to_image, -1, -1)
     cells = grid_size + 2
     to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
     warped = cv2.warpPerspective(image, to_warp, (cells * CELL_PX, cells * CELL_PX), flags=cv2.INTER_LINEAR)
