@@ -14,9 +14,10 @@ codebook per fold.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 from sklearn.cluster import MiniBatchKMeans
+
+from model.features import block_means
 
 CODEBOOK_SIDE = 32  # crops are described at 32×32 (2×2 block means of the 64×64 feature crop)
 SAMPLE_CROPS = 4000
@@ -27,11 +28,7 @@ WHITEN_EPS = 0.1  # eigenvalue added before whitening
 
 def thumbnails(crops: np.ndarray) -> np.ndarray:
     """(n, 32, 32, 3) uint8 area-downscaled copies of (n, S, S, 3) crops."""
-    size = (CODEBOOK_SIDE, CODEBOOK_SIDE)
-    out = np.empty((len(crops), CODEBOOK_SIDE, CODEBOOK_SIDE, 3), dtype=np.uint8)
-    for index, crop in enumerate(crops):
-        out[index] = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-    return out
+    return block_means(crops, CODEBOOK_SIDE)
 
 
 def _patches(thumbs: np.ndarray, patch: int, stride: int) -> np.ndarray:
@@ -88,15 +85,24 @@ class PatchCodebook:
         self.dictionary_norms_ = (self.dictionary_**2).sum(axis=1)
         return self
 
-    def transform(self, thumbs: np.ndarray, batch: int = 64) -> np.ndarray:
+    def transform(self, thumbs: np.ndarray, batch: int = 8) -> np.ndarray:
+        """Small batches keep the (patches × codewords) distances in cache through the passes over them."""
         out = np.empty((len(thumbs), self.n_features), dtype=np.float32)
+        # squared distances |w|² - 2 w·d + |d|² as one product: [w, |w|², 1] · [-2 dᵀ; 1; |d|²]
+        words = len(self.dictionary_)
+        right = np.vstack(
+            [-2.0 * self.dictionary_.T, np.ones((1, words)), self.dictionary_norms_[None]]
+        ).astype(np.float32)
+        width = len(self.mean_)
         for start in range(0, len(thumbs), batch):
             patches = _patches(thumbs[start : start + batch], self.patch, self.stride)
             n, grid = patches.shape[:2]
-            whitened = (patches.reshape(-1, patches.shape[-1]) - self.mean_) @ self.whitening_
-            distances = whitened @ (-2.0 * self.dictionary_.T)  # in place from here: this is the hot loop
-            distances += np.einsum("ij,ij->i", whitened, whitened)[:, None]
-            distances += self.dictionary_norms_
+            left = np.empty((n * grid * grid, width + 2), dtype=np.float32)
+            whitened = left[:, :width]
+            np.matmul(patches.reshape(-1, width) - self.mean_, self.whitening_, out=whitened)
+            left[:, width] = np.einsum("ij,ij->i", whitened, whitened)
+            left[:, width + 1] = 1.0
+            distances = left @ right  # in place from here: this is the hot loop
             np.sqrt(np.maximum(distances, 0.0, out=distances), out=distances)
             activation = np.subtract(distances.mean(axis=1, keepdims=True), distances, out=distances)
             np.maximum(activation, 0.0, out=activation)

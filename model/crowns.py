@@ -28,7 +28,14 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from model.features import SIDE, CropViews, _orientation_histograms, crop_views
+from model.features import (
+    SIDE,
+    CropViews,
+    _orientation_histograms,
+    block_means,
+    crop_views,
+    direction_table,
+)
 from model.mlp import first_layer_with_scaler
 
 CELL = 4
@@ -60,15 +67,10 @@ def _window_turn(turns: int) -> np.ndarray:
 
 
 TURNS = [_window_turn(turns) for turns in range(4)]
-
-
-def _cell_means(images: np.ndarray) -> np.ndarray:
-    """(n, GRID, GRID, c) means of CELL×CELL blocks (an exact-factor area resize of the stacked crops)."""
-    n, channels = images.shape[0], images.shape[-1]
-    stacked = images.reshape(n * SIDE, SIDE, channels)
-    return cv2.resize(stacked, (GRID, n * GRID), interpolation=cv2.INTER_AREA).reshape(
-        n, GRID, GRID, channels
-    )
+#: Unsigned orientation (angle mod 180°) in BINS bins.
+_DIRECTIONS = direction_table(
+    lambda direction: np.floor(direction * (BINS / np.pi) + 1e-4).astype(np.int32) & (BINS - 1)
+)
 
 
 def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
@@ -77,9 +79,7 @@ def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
     n = len(views.crops)
     if n == 0:
         return np.zeros((0, GRID, GRID, CHANNELS), np.float32)
-    magnitude, direction = views.gradients
-    bins = np.floor(direction * (BINS / np.pi) + 1e-4).astype(np.int32) & (BINS - 1)  # angle mod 180°
-    hist = _orientation_histograms(magnitude, bins, BINS, CELL)
+    hist = _orientation_histograms(views.gradients[0], views.direction_bins(_DIRECTIONS), BINS, CELL)
     energy = np.pad((hist**2).sum(axis=3), ((0, 0), (1, 1), (1, 1)))
     block = sum(energy[:, dy : dy + GRID, dx : dx + GRID] for dy in range(3) for dx in range(3))
     hist = np.minimum(hist / np.sqrt(block[..., None] + 1.0), 0.4)
@@ -88,7 +88,7 @@ def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
     saturation = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)[..., 1:2]
     whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2])[..., None]
     colour = np.concatenate([lab, whiteness, saturation], axis=2).reshape(n, SIDE, SIDE, COLOURS)
-    means = _cell_means(colour.astype(np.float32)) / np.float32(255.0)
+    means = block_means(colour.astype(np.float32), GRID) / np.float32(255.0)
     return np.concatenate([hist.astype(np.float32), means], axis=3)
 
 

@@ -1,0 +1,98 @@
+"""The batched shortcuts in the feature extraction give the numbers of the direct computation."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from model.crowns import _DIRECTIONS as DETECTOR_DIRECTIONS
+from model.crowns import BINS as DETECTOR_BINS
+from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
+from model.features import (
+    _HOG_DIRECTIONS,
+    HOG_BINS,
+    SIDE,
+    CropViews,
+    _half_turn_remainder,
+    _white_patch,
+    block_means,
+    crown_template_peaks,
+    normalise_crops,
+)
+
+
+@pytest.fixture(scope="module")
+def crops() -> np.ndarray:
+    """25 real board squares and 7 synthetic ones (flat, noise, extreme gradients)."""
+    photo = load_boards(DEFAULT_DATA_DIR)[0]
+    real = normalise_crops(board_squares(photo))
+    rng = np.random.default_rng(0)
+    synthetic = np.zeros((7, SIDE, SIDE, 3), dtype=np.uint8)
+    synthetic[1] = 255
+    synthetic[2] = rng.integers(0, 256, (SIDE, SIDE, 3))
+    synthetic[3, :, ::2] = 255  # steps of ±255 in x
+    synthetic[4, ::2] = 255  # and in y
+    synthetic[5] = rng.integers(0, 2, (SIDE, SIDE, 1)) * 255
+    synthetic[6] = (np.arange(SIDE)[:, None, None] * 4).astype(np.uint8)
+    return np.concatenate([real, synthetic])
+
+
+def test_orientation_bins_from_the_table_equal_the_computed_ones(crops):
+    views = CropViews(crops)
+    direction = views.gradients[1]
+    hog = (np.mod(direction, np.pi) * HOG_BINS / np.pi + 1e-4).astype(np.int64) % HOG_BINS
+    detector = np.floor(direction * (DETECTOR_BINS / np.pi) + 1e-4).astype(np.int32) & (DETECTOR_BINS - 1)
+    assert np.array_equal(views.direction_bins(_HOG_DIRECTIONS), hog)
+    assert np.array_equal(views.direction_bins(DETECTOR_DIRECTIONS), detector)
+
+
+def test_gradients_are_the_central_differences_of_the_grey_crop(crops):
+    views = CropViews(crops)
+    gray = views.gray.astype(np.float32)
+    step_x = np.zeros_like(gray)
+    step_y = np.zeros_like(gray)
+    step_x[:, :, 1:-1] = gray[:, :, 2:] - gray[:, :, :-2]
+    step_y[:, 1:-1, :] = gray[:, 2:, :] - gray[:, :-2, :]
+    magnitude, direction = views.gradients
+    assert np.array_equal(magnitude, np.hypot(step_x, step_y))
+    assert np.array_equal(direction, np.arctan2(step_y, step_x))
+
+
+def test_half_turn_remainder_is_np_mod_bit_for_bit():
+    rng = np.random.default_rng(1)
+    edges = [np.pi, -np.pi, 0.0, -0.0, np.nextafter(np.pi, 0), np.nextafter(-np.pi, 0)]
+    edges += [np.nextafter(np.pi, 4), np.nextafter(-np.pi, -4), 1e-300, -1e-300, 2 * np.pi - 1e-9]
+    angles = np.concatenate([rng.uniform(-2 * np.pi, 2 * np.pi, 200_000), edges, np.negative(edges)])
+    expected = np.mod(angles, np.pi)
+    got = _half_turn_remainder(angles)
+    assert np.array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("side", [32, 16, 8])
+def test_block_means_of_a_batch_equal_one_resize_per_image(crops, side):
+    for images in (crops, crops.astype(np.float32) / 255.0):
+        each = np.stack([cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA) for image in images])
+        assert np.array_equal(block_means(images, side), each)
+    assert block_means(crops[:0], side).shape == (0, side, side, 3)
+
+
+def test_white_patch_sets_each_channels_99th_percentile_to_white(crops):
+    balanced = _white_patch(crops)
+    for crop, out in zip(crops, balanced, strict=True):
+        for channel in range(3):
+            top = int(np.percentile(crop[..., channel], 99, method="inverted_cdf"))
+            gain = min(max(255.0 / max(top, 1), 0.8), 3.0)
+            lut = np.minimum(np.arange(256, dtype=np.float32) * gain, 255.0).astype(np.uint8)
+            assert np.array_equal(out[..., channel], lut[crop[..., channel]])
+    assert _white_patch(crops[:0]).shape == (0, SIDE, SIDE, 3)
+
+
+def test_template_peaks_of_a_batch_equal_those_of_each_crop_alone(crops):
+    scores, ys, xs = crown_template_peaks(crops)
+    for index in range(len(crops)):
+        alone = crown_template_peaks(crops[index : index + 1])
+        np.testing.assert_allclose(scores[index], alone[0][0], atol=1e-4)
+        assert np.array_equal(ys[index], alone[1][0]) and np.array_equal(xs[index], alone[2][0])
+    assert crown_template_peaks(crops[:0])[0].shape == (0, scores.shape[1])
