@@ -23,13 +23,17 @@ from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
 from scanner.scoring import ScoreReport, castle_cells, score_kingdom
-from scanner.table import table_evidence, weigh_empty
+from scanner.table import frame_slide, table_evidence, weigh_empty
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
 DECODE_MAX_SIDE = 2000
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
+)
+SLID_FRAME_NOTE = (
+    "the frame was moved by one square onto the kingdom: its edge showed the table and tiles lay just "
+    "beyond the opposite edge"
 )
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
 UNFAMILIAR_NOTE = (
@@ -133,8 +137,15 @@ class KingdomScanner:
         n = located.grid_size
 
         homography = located.homography
-        kingdom, readings, flagged, rectified, probabilities = self._read(image, homography, n, timings)
         notes = list(located.notes)
+        if self.compare_table:
+            t0 = time.perf_counter()
+            slide = frame_slide(image, homography, n)
+            if slide != (0, 0):
+                homography = moved_frame(homography, *slide)
+                notes.append(SLID_FRAME_NOTE)
+            timings["slide"] = time.perf_counter() - t0
+        kingdom, readings, flagged, rectified, probabilities = self._read(image, homography, n, timings)
         shift = castle_shift(kingdom)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)

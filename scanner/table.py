@@ -72,31 +72,70 @@ def _ring_cells_in_photo(image_shape: tuple[int, ...], grid_to_image: np.ndarray
     return inside
 
 
-def table_evidence(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
-    """(N, N) nats to add to each square's *empty* log-probability; all zero when no table is seen."""
-    evidence = np.zeros((grid_size, grid_size))
+def table_distances(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray | None:
+    """(N+2, N+2) distance of every cell of the frame and its ring from the table; None when no table is
+    seen (too few ring cells in the photo, or they do not agree on one colour)."""
     ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
     if len(ring) < MIN_TABLE_CELLS:
-        return evidence
+        return None
     stats = _lab_stats(image, grid_to_image, grid_size)
     rows, cols = np.array(ring).T
     ring_stats = stats[rows, cols]
     colours = ring_stats[:, :3]
     agree = np.linalg.norm(colours - np.median(colours, axis=0), axis=1) <= TABLE_CONSENSUS
     if agree.sum() < max(MIN_TABLE_CELLS, len(ring) / 2):
-        return evidence
+        return None
     table, rows, cols = ring_stats[agree], rows[agree], cols[agree]
     # the table's colour as a plane across the frame (a lighting gradient over the kingdom), its spread
     # the ring's median
     plane = np.linalg.lstsq(np.c_[np.ones(len(rows)), rows, cols], table[:, :3], rcond=None)[0]
-    squares = stats[1:-1, 1:-1]
-    nearest = np.linalg.norm(squares[:, :, None, :] - table[None, None], axis=-1).min(axis=2)
-    grid_rows, grid_cols = np.mgrid[1 : grid_size + 1, 1 : grid_size + 1]
+    nearest = np.linalg.norm(stats[:, :, None, :] - table[None, None], axis=-1).min(axis=2)
+    grid_rows, grid_cols = np.mgrid[0 : grid_size + 2, 0 : grid_size + 2]
     fitted = np.stack([np.ones_like(grid_rows), grid_rows, grid_cols], axis=-1) @ plane
     fitted = np.concatenate([fitted, np.full(fitted.shape[:2] + (1,), np.median(table[:, 3]))], axis=-1)
-    distance = np.minimum(nearest, np.linalg.norm(squares - fitted, axis=-1))
-    weight = np.clip((UNLIKE_TABLE - distance) / (UNLIKE_TABLE - SAME_AS_TABLE), 0.0, 1.0)
+    return np.minimum(nearest, np.linalg.norm(stats - fitted, axis=-1))
+
+
+def table_evidence(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+    """(N, N) nats to add to each square's *empty* log-probability; all zero when no table is seen."""
+    distance = table_distances(image, grid_to_image, grid_size)
+    if distance is None:
+        return np.zeros((grid_size, grid_size))
+    weight = np.clip((UNLIKE_TABLE - distance[1:-1, 1:-1]) / (UNLIKE_TABLE - SAME_AS_TABLE), 0.0, 1.0)
     return TABLE_EVIDENCE * weight
+
+
+def frame_slide(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> tuple[int, int]:
+    """(rows, columns), each -1, 0 or 1, to move an N×N frame that sits one square off its kingdom.
+
+    A kingdom is at most N squares across, so a frame whose edge line shows the table while the line
+    just outside its opposite edge is all tiles has slipped by one square (another kingdom beside it can
+    pull the lattice search off by a square). At most one square of the edge line may be a tile (a
+    corner of that other kingdom); every ring cell of the opposite line must lie in the photo and be
+    unlike the table.
+    """
+    distance = table_distances(image, grid_to_image, grid_size)
+    if distance is None:
+        return (0, 0)
+    inside = np.zeros(distance.shape, dtype=bool)
+    for row, col in _ring_cells_in_photo(image.shape, grid_to_image, grid_size):
+        inside[row, col] = True
+    table_like = distance <= UNLIKE_TABLE
+    tile_like = inside & ~table_like
+    return (
+        _slide(table_like, tile_like, grid_size),
+        _slide(table_like.T, tile_like.T, grid_size),
+    )
+
+
+def _slide(table_like: np.ndarray, tile_like: np.ndarray, grid_size: int) -> int:
+    """frame_slide along the first axis of the (N+2, N+2) maps: +1 moves the frame a row down."""
+    inner = slice(1, grid_size + 1)
+    if table_like[1, inner].sum() >= grid_size - 1 and tile_like[grid_size + 1, inner].all():
+        return 1
+    if table_like[grid_size, inner].sum() >= grid_size - 1 and tile_like[0, inner].all():
+        return -1
+    return 0
 
 
 def weigh_empty(probabilities: np.ndarray, evidence: np.ndarray) -> np.ndarray:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from scanner import recognizer
 from scanner.kingdom import Square, Terrain
+from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.reading import EMPTY_LABEL, LABEL_INDEX, LABELS
-from scanner.recognizer import KingdomScanner
-from scanner.table import TABLE_EVIDENCE, table_evidence, weigh_empty
+from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner
+from scanner.table import TABLE_EVIDENCE, frame_slide, table_evidence, weigh_empty
 
 BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
 WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
@@ -110,3 +113,50 @@ def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty() -> 
     assert result.kingdom[1, 3] == Square(Terrain.EMPTY, 0) and not result.flagged[1, 3]
     alone = KingdomScanner(scanner_.classifier, compare_table=False).scan(photo)
     assert alone.kingdom[1, 3] != Square(Terrain.EMPTY, 0) or alone.flagged[1, 3]
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 0), (-1, 0), (0, 1), (0, -1)])
+def test_a_frame_one_square_off_its_kingdom_slides_back(rows, cols) -> None:
+    photo = with_kingdom(table_photo(), set())
+    assert frame_slide(photo, FRAME, 5) == (0, 0)
+    assert frame_slide(photo, moved_frame(FRAME, -rows, -cols), 5) == (rows, cols)
+
+
+def test_a_frame_slides_past_a_corner_of_another_kingdom_in_its_edge_row() -> None:
+    photo = with_kingdom(table_photo(), set())
+    photo[152:248, 652:748] = TILE_COLOURS[0]  # a neighbour's tile just above the kingdom
+    assert frame_slide(photo, moved_frame(FRAME, -1, 0), 5) == (1, 0)
+
+
+def test_an_empty_edge_row_with_table_beyond_both_edges_does_not_slide() -> None:
+    """A kingdom of four rows in its frame: either placement is the photo's; the castle rule decides."""
+    photo = with_kingdom(table_photo(), {(0, col) for col in range(5)})
+    assert frame_slide(photo, FRAME, 5) == (0, 0)
+
+
+def test_no_slide_when_the_kingdom_fills_the_photo() -> None:
+    photo = with_kingdom(table_photo(), set())[250:750, 250:750]
+    corner = np.array([[100.0, 0, 0], [0, 100, 0], [0, 0, 1]])
+    assert frame_slide(photo, corner, 5) == (0, 0)
+    assert frame_slide(photo, moved_frame(corner, -1, 0), 5) == (0, 0)
+
+
+def test_the_scanner_reads_the_kingdom_from_a_frame_that_slid_back(monkeypatch) -> None:
+    """Board 1 on a table, its frame located a row too high (as another kingdom beside it can pull the
+    lattice search): the scan moves the frame back and reads the whole board."""
+    photo = table_photo(size=1100, seed=3)
+    photo[300:800, 300:800] = cv2.imread(str(BOARDS / "1.jpg"))
+    scanner_ = KingdomScanner()
+    right = scanner_.scan(photo)
+    assert SLID_FRAME_NOTE not in right.notes
+
+    def one_row_high(image, **options):
+        located = locate_kingdom(image, **options)
+        homography = moved_frame(located.homography, -1, 0)
+        return dataclasses.replace(located, homography=homography, corners=frame_corners(homography, 5))
+
+    monkeypatch.setattr(recognizer, "locate_kingdom", one_row_high)
+    slid = scanner_.scan(photo)
+    assert SLID_FRAME_NOTE in slid.notes
+    assert slid.kingdom == right.kingdom
+    np.testing.assert_allclose(slid.corners, right.corners, atol=1e-6)
