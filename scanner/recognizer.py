@@ -23,7 +23,7 @@ from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
 from scanner.scoring import ScoreReport, castle_cells, score_kingdom
-from scanner.table import frame_slide, table_evidence, weigh_empty
+from scanner.table import frame_slide, table_distances, table_evidence, weigh_empty
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
@@ -138,14 +138,19 @@ class KingdomScanner:
 
         homography = located.homography
         notes = list(located.notes)
+        distances = None  # the table comparison of the frame, measured once for the slide and the reading
         if self.compare_table:
             t0 = time.perf_counter()
-            slide = frame_slide(image, homography, n)
+            distances = table_distances(image, homography, n)
+            slide = frame_slide(image, homography, n, distances)
             if slide != (0, 0):
                 homography = moved_frame(homography, *slide)
                 notes.append(SLID_FRAME_NOTE)
+                distances = None
             timings["slide"] = time.perf_counter() - t0
-        kingdom, readings, flagged, rectified, probabilities = self._read(image, homography, n, timings)
+        kingdom, readings, flagged, rectified, probabilities = self._read(
+            image, homography, n, timings, distances
+        )
         shift = castle_shift(kingdom)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
@@ -188,8 +193,17 @@ class KingdomScanner:
             probabilities=probabilities,
         )
 
-    def _read(self, image: np.ndarray, homography: np.ndarray, n: int, timings: dict[str, float]) -> tuple:
-        """Rectify, cut, classify and decode the N×N frame: (kingdom, readings, flagged, rectified, probs)."""
+    def _read(
+        self,
+        image: np.ndarray,
+        homography: np.ndarray,
+        n: int,
+        timings: dict[str, float],
+        distances: np.ndarray | None = None,
+    ) -> tuple:
+        """Rectify, cut, classify and decode the N×N frame: (kingdom, readings, flagged, rectified, probs).
+
+        ``distances``: the frame's table_distances if already measured."""
         t0 = time.perf_counter()
         rectified = rectify(image, homography, n)
         crops = cut_squares(rectified, n)
@@ -205,7 +219,7 @@ class KingdomScanner:
 
         if self.compare_table:
             t0 = time.perf_counter()
-            probabilities = weigh_empty(probabilities, table_evidence(image, homography, n))
+            probabilities = weigh_empty(probabilities, table_evidence(image, homography, n, distances))
             timings["table"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()

@@ -96,25 +96,30 @@ def table_distances(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int
     return np.minimum(nearest, np.linalg.norm(stats - fitted, axis=-1))
 
 
-def table_evidence(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
-    """(N, N) nats to add to each square's *empty* log-probability; all zero when no table is seen."""
-    distance = table_distances(image, grid_to_image, grid_size)
+def table_evidence(
+    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, distances: np.ndarray | None = None
+) -> np.ndarray:
+    """(N, N) nats to add to each square's *empty* log-probability; all zero when no table is seen.
+    ``distances``: table_distances of this frame, if already measured."""
+    distance = table_distances(image, grid_to_image, grid_size) if distances is None else distances
     if distance is None:
         return np.zeros((grid_size, grid_size))
     weight = np.clip((UNLIKE_TABLE - distance[1:-1, 1:-1]) / (UNLIKE_TABLE - SAME_AS_TABLE), 0.0, 1.0)
     return TABLE_EVIDENCE * weight
 
 
-def frame_slide(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> tuple[int, int]:
+def frame_slide(
+    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, distances: np.ndarray | None = None
+) -> tuple[int, int]:
     """(rows, columns), each -1, 0 or 1, to move an N×N frame that sits one square off its kingdom.
 
     A kingdom is at most N squares across, so a frame whose edge line shows the table while the line
     just outside its opposite edge is all tiles has slipped by one square (another kingdom beside it can
     pull the lattice search off by a square). At most one square of the edge line may be a tile (a
     corner of that other kingdom); every ring cell of the opposite line must lie in the photo and be
-    unlike the table.
+    unlike the table. ``distances``: table_distances of this frame, if already measured.
     """
-    distance = table_distances(image, grid_to_image, grid_size)
+    distance = table_distances(image, grid_to_image, grid_size) if distances is None else distances
     if distance is None:
         return (0, 0)
     inside = np.zeros(distance.shape, dtype=bool)
