@@ -147,7 +147,7 @@ class KingdomScanner:
                 homography = moved_frame(homography, *slide)
                 notes.append(SLID_FRAME_NOTE)
                 distances = None
-            timings["slide"] = time.perf_counter() - t0
+            timings["table"] = time.perf_counter() - t0
         kingdom, readings, flagged, rectified, probabilities = self._read(
             image, homography, n, timings, distances
         )
@@ -220,7 +220,7 @@ class KingdomScanner:
         if self.compare_table:
             t0 = time.perf_counter()
             probabilities = weigh_empty(probabilities, table_evidence(image, homography, n, distances))
-            timings["table"] = time.perf_counter() - t0
+            timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
         kingdom, readings, flagged = _decode(probabilities)
