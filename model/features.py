@@ -381,8 +381,9 @@ def crown_template_peaks(crops: np.ndarray | CropViews) -> tuple[np.ndarray, np.
     quarter turn) in each crop, best first (missing ones score 0 at position 0).
 
     Each turn's correlation map is placed at the template's centre (odd sizes: a turned crop gives the
-    turned map exactly); peaks are local maxima of the best map over a 9×9 window. The crops are matched
-    stacked in one tall image (one OpenCV call per turn; the windows that straddle two crops are dropped).
+    turned map exactly); peaks are local maxima of the best map over a 9×9 window. Each crop is matched on
+    its own: OpenCV correlates through a DFT whose rounding depends on the image, so matching crops stacked
+    together would make a crop's features depend on the others in its batch.
     """
     balanced = crop_views(crops).balanced
     n = len(balanced)
@@ -391,16 +392,17 @@ def crown_template_peaks(crops: np.ndarray | CropViews) -> tuple[np.ndarray, np.
     xs = np.zeros((n, TEMPLATE_PEAKS), dtype=np.int64)
     if n == 0:
         return scores, ys, xs
-    whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2])
-    stacked = whiteness.reshape(n * SIDE, SIDE).astype(np.float32)
+    whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2]).astype(
+        np.float32
+    )
     best = np.full((n, SIDE, SIDE), -1.0, dtype=np.float32)
-    for template in _CROWN_TEMPLATES:
-        height, width = template.shape
-        matches = cv2.matchTemplate(stacked, template, cv2.TM_CCOEFF_NORMED)
-        matches = np.pad(matches, ((0, height - 1), (0, 0))).reshape(n, SIDE, -1)[:, : SIDE - height + 1]
-        top, left = height // 2, width // 2
-        region = best[:, top : top + matches.shape[1], left : left + matches.shape[2]]
-        np.fmax(region, matches, out=region)  # fmax: a flat patch's NaN score is ignored
+    for image, image_best in zip(whiteness, best, strict=True):
+        for template in _CROWN_TEMPLATES:
+            height, width = template.shape
+            matches = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+            top, left = height // 2, width // 2
+            region = image_best[top : top + matches.shape[0], left : left + matches.shape[1]]
+            np.fmax(region, matches, out=region)  # fmax: a flat patch's NaN score is ignored
     gap = 4  # the 9×9 maximum below reaches 4 pixels
     local_max = _unstacked(cv2.dilate(_stacked(best, gap, -1.0), np.ones((9, 9), np.uint8)), n, gap)
     peaks = (best >= local_max) & (best > 0.2)
