@@ -176,12 +176,12 @@ class SquareClassifier:
         unsure = np.flatnonzero(log_proba.max(axis=1) < np.log(RECHECK_BELOW))
         if unsure.size == 0:
             return log_proba
-        readings = [log_proba[unsure]] + [
-            self.log_proba_features(self.features(turned(crops[unsure], degrees)))
-            for degrees in (RECHECK_DEGREES, -RECHECK_DEGREES)
-        ]
+        both_ways = np.concatenate(
+            [turned(crops[unsure], degrees) for degrees in (RECHECK_DEGREES, -RECHECK_DEGREES)]
+        )
+        again = self.log_proba_features(self.features(both_ways))  # one batch: the fixed costs once
         out = log_proba.copy()
-        out[unsure] = np.mean(readings, axis=0)
+        out[unsure] = np.mean([log_proba[unsure], again[: unsure.size], again[unsure.size :]], axis=0)
         return out
 
     def matched(self, crops: np.ndarray, log_proba: np.ndarray) -> np.ndarray:
