@@ -1,9 +1,10 @@
 """KingdomScanner: one object that loads the model once and turns photos into scored kingdoms.
 
-Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> rectify to a top-down
-image -> cut the N×N squares -> classify (SquareClassifier) -> compare with the table around the
-kingdom (scanner.table) -> joint decoding under the box rules (scanner.decode, if available; plain
-argmax otherwise) -> score. Every stage is timed.
+Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> compare the frame with
+the table around it (scanner.table; a frame one square off its kingdom slides back) -> rectify to a
+top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh *empty* by the table
+comparison -> joint decoding under the box rules (scanner.decode, if available; plain argmax otherwise)
+-> score. Every stage is timed.
 """
 
 from __future__ import annotations
