@@ -24,7 +24,7 @@ from scanner.overlay import draw_lattice, draw_readings
 from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
 from scanner.scoring import ScoreReport, castle_cells, score_kingdom
-from scanner.table import frame_slide, table_distances, table_evidence, weigh_empty
+from scanner.table import evidence_for_empty, slide_for, table_distances, weigh_empty
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
@@ -139,23 +139,21 @@ class KingdomScanner:
 
         homography = located.homography
         notes = list(located.notes)
-        distances = None  # the table comparison of the frame, measured once for the slide and the reading
-        if self.compare_table:
-            t0 = time.perf_counter()
-            distances = table_distances(image, homography, n)
-            slide = frame_slide(image, homography, n, distances)
-            if slide != (0, 0):
-                homography = moved_frame(homography, *slide)
-                notes.append(SLID_FRAME_NOTE)
-                distances = None
-            timings["table"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        distances = self._table_distances(image, homography, n)  # for the slide and the reading
+        slide = slide_for(distances, n)
+        if slide != (0, 0):
+            homography = moved_frame(homography, *slide)
+            notes.append(SLID_FRAME_NOTE)
+            distances = self._table_distances(image, homography, n)
+        timings["table"] = time.perf_counter() - t0
         kingdom, readings, flagged, rectified, probabilities = self._read(
             image, homography, n, timings, distances
         )
         shift = castle_shift(kingdom)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
-            again = self._read(image, moved, n, {})
+            again = self._read(image, moved, n, {}, self._table_distances(image, moved, n))
             castle = _castle(kingdom)
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(kingdom):  # no tile lost
@@ -194,17 +192,20 @@ class KingdomScanner:
             probabilities=probabilities,
         )
 
+    def _table_distances(self, image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray | None:
+        """The frame's table comparison (scanner.table), None when switched off or no table is seen."""
+        return table_distances(image, homography, n) if self.compare_table else None
+
     def _read(
         self,
         image: np.ndarray,
         homography: np.ndarray,
         n: int,
         timings: dict[str, float],
-        distances: np.ndarray | None = None,
+        distances: np.ndarray | None,
     ) -> tuple:
-        """Rectify, cut, classify and decode the N×N frame: (kingdom, readings, flagged, rectified, probs).
-
-        ``distances``: the frame's table_distances if already measured."""
+        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances`` and decode the N×N
+        frame: (kingdom, readings, flagged, rectified, probs)."""
         t0 = time.perf_counter()
         rectified = rectify(image, homography, n)
         crops = cut_squares(rectified, n)
@@ -219,9 +220,7 @@ class KingdomScanner:
         timings["classify"] = time.perf_counter() - t0
 
         if self.compare_table:
-            t0 = time.perf_counter()
-            probabilities = weigh_empty(probabilities, table_evidence(image, homography, n, distances))
-            timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
+            probabilities = weigh_empty(probabilities, evidence_for_empty(distances, n))
 
         t0 = time.perf_counter()
         kingdom, readings, flagged = _decode(probabilities)

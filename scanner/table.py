@@ -84,8 +84,9 @@ def _ring_cells_in_photo(image_shape: tuple[int, ...], grid_to_image: np.ndarray
 
 
 def table_distances(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray | None:
-    """(N+2, N+2) distance of every cell of the frame and its ring from the table; None when no table is
-    seen (too few ring cells in the photo, or they do not agree on one colour)."""
+    """(N+2, N+2) distance of every cell of the frame and its ring from the table (NaN for a ring cell not
+    wholly in the photo); None when no table is seen (too few ring cells in the photo, or they do not
+    agree on one colour)."""
     ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
     if len(ring) < MIN_TABLE_CELLS:
         return None
@@ -96,51 +97,61 @@ def table_distances(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int
     agree = np.linalg.norm(colours - np.median(colours, axis=0), axis=1) <= TABLE_CONSENSUS
     if agree.sum() < max(MIN_TABLE_CELLS, len(ring) / 2):
         return None
-    table, rows, cols = ring_stats[agree], rows[agree], cols[agree]
+    table, table_rows, table_cols = ring_stats[agree], rows[agree], cols[agree]
     # the table's colour as a plane across the frame (a lighting gradient over the kingdom), its spread
     # the ring's median
-    plane = np.linalg.lstsq(np.c_[np.ones(len(rows)), rows, cols], table[:, :3], rcond=None)[0]
+    plane = np.linalg.lstsq(
+        np.c_[np.ones(len(table_rows)), table_rows, table_cols], table[:, :3], rcond=None
+    )[0]
     nearest = np.linalg.norm(stats[:, :, None, :] - table[None, None], axis=-1).min(axis=2)
     grid_rows, grid_cols = np.mgrid[0 : grid_size + 2, 0 : grid_size + 2]
     fitted = np.stack([np.ones_like(grid_rows), grid_rows, grid_cols], axis=-1) @ plane
     fitted = np.concatenate([fitted, np.full(fitted.shape[:2] + (1,), np.median(table[:, 3]))], axis=-1)
-    return np.minimum(nearest, np.linalg.norm(stats - fitted, axis=-1))
+    distances = np.minimum(nearest, np.linalg.norm(stats - fitted, axis=-1))
+    measured = np.zeros(distances.shape, dtype=bool)
+    measured[1:-1, 1:-1] = True
+    measured[rows, cols] = True
+    distances[~measured] = np.nan
+    return distances
 
 
-def table_evidence(
-    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, distances: np.ndarray | None = None
-) -> np.ndarray:
-    """(N, N) nats to add to each square's *empty* log-probability: positive for a square that shows the
-    table, negative for one far unlike it; all zero when no table is seen.
-    ``distances``: table_distances of this frame, if already measured."""
-    distance = table_distances(image, grid_to_image, grid_size) if distances is None else distances
-    if distance is None:
+def table_evidence(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+    """(N, N) nats to add to each square's *empty* log-probability (see ``evidence_for_empty``)."""
+    return evidence_for_empty(table_distances(image, grid_to_image, grid_size), grid_size)
+
+
+def evidence_for_empty(distances: np.ndarray | None, grid_size: int) -> np.ndarray:
+    """(N, N) nats to add to each square's *empty* log-probability from the frame's ``table_distances``:
+    positive for a square that shows the table, negative for one far unlike it; all zero when no table
+    is seen."""
+    if distances is None:
         return np.zeros((grid_size, grid_size))
-    squares = distance[1:-1, 1:-1]
+    squares = distances[1:-1, 1:-1]
     like = np.clip((UNLIKE_TABLE - squares) / (UNLIKE_TABLE - SAME_AS_TABLE), 0.0, 1.0)
     unlike = np.clip((squares - NOT_TABLE) / (SURELY_NOT_TABLE - NOT_TABLE), 0.0, 1.0)
     return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
 
 
-def frame_slide(
-    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, distances: np.ndarray | None = None
-) -> tuple[int, int]:
-    """(rows, columns), each -1, 0 or 1, to move an N×N frame that sits one square off its kingdom.
+def frame_slide(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> tuple[int, int]:
+    """(rows, columns) to move an N×N frame that sits one square off its kingdom (see ``slide_for``)."""
+    return slide_for(table_distances(image, grid_to_image, grid_size), grid_size)
+
+
+def slide_for(distances: np.ndarray | None, grid_size: int) -> tuple[int, int]:
+    """(rows, columns), each -1, 0 or 1, to move an N×N frame that sits one square off its kingdom, from
+    the frame's ``table_distances`` ((0, 0) when no table is seen).
 
     A kingdom is at most N squares across, so a frame whose edge line shows the table while the line
     just outside its opposite edge is all tiles has slipped by one square (another kingdom beside it can
     pull the lattice search off by a square). At most one square of the edge line may be a tile (a
     corner of that other kingdom); every ring cell of the opposite line must lie in the photo and be
-    unlike the table. ``distances``: table_distances of this frame, if already measured.
+    unlike the table.
     """
-    distance = table_distances(image, grid_to_image, grid_size) if distances is None else distances
-    if distance is None:
+    if distances is None:
         return (0, 0)
-    inside = np.zeros(distance.shape, dtype=bool)
-    for row, col in _ring_cells_in_photo(image.shape, grid_to_image, grid_size):
-        inside[row, col] = True
-    table_like = distance <= UNLIKE_TABLE
-    tile_like = inside & ~table_like
+    with np.errstate(invalid="ignore"):  # NaN (a ring cell outside the photo) is neither
+        table_like = distances <= UNLIKE_TABLE
+        tile_like = distances > UNLIKE_TABLE
     return (
         _slide(table_like, tile_like, grid_size),
         _slide(table_like.T, tile_like.T, grid_size),
@@ -148,7 +159,7 @@ def frame_slide(
 
 
 def _slide(table_like: np.ndarray, tile_like: np.ndarray, grid_size: int) -> int:
-    """frame_slide along the first axis of the (N+2, N+2) maps: +1 moves the frame a row down."""
+    """slide_for along the first axis of the (N+2, N+2) maps: +1 moves the frame a row down."""
     inner = slice(1, grid_size + 1)
     if table_like[1, inner].sum() >= grid_size - 1 and tile_like[grid_size + 1, inner].all():
         return 1
