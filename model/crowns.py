@@ -86,7 +86,7 @@ def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
     balanced = views.balanced.reshape(-1, SIDE, 3)
     lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB)
     saturation = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)[..., 1:2]
-    whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2])[..., None]
+    whiteness = views.whiteness.reshape(-1, SIDE, 1)
     colour = np.concatenate([lab, whiteness, saturation], axis=2).reshape(n, SIDE, SIDE, COLOURS)
     means = block_means(colour.astype(np.float32), GRID) / np.float32(255.0)
     return np.concatenate([hist.astype(np.float32), means], axis=3)

@@ -111,6 +111,12 @@ class CropViews:
         """The white-patch corrected crops (see _white_patch)."""
         return _white_patch(self.crops)
 
+    @cached_property
+    def whiteness(self) -> np.ndarray:
+        """(n, SIDE, SIDE) uint8 smallest channel of the balanced crops: high only on white (crown rims)."""
+        balanced = self.balanced
+        return np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2])
+
 
 def crop_views(images: Sequence[np.ndarray] | np.ndarray | CropViews) -> CropViews:
     """``images`` as CropViews, normalised first unless they already are SIDE×SIDE BGR crops."""
@@ -259,12 +265,11 @@ def _half_turn_remainder(angle: np.ndarray) -> np.ndarray:
 def _ring_features(magnitude: np.ndarray, direction: np.ndarray) -> np.ndarray:
     """Orientation of the gradient relative to the direction from the centre, pooled in 4 rings."""
     relative = _half_turn_remainder(direction - _RADIAL_ANGLE[None])
-    n_bins = RING_BINS
-    bins = np.minimum((relative * n_bins / np.pi).astype(np.int64), n_bins - 1)
-    index = _RING[None] * n_bins + bins
+    bins = np.minimum((relative * RING_BINS / np.pi).astype(np.int64), RING_BINS - 1)
+    index = _RING[None] * RING_BINS + bins
     n = magnitude.shape[0]
     weights = magnitude.reshape(n, -1)
-    hist = _histograms(index.reshape(n, -1), 4 * n_bins, weights)
+    hist = _histograms(index.reshape(n, -1), 4 * RING_BINS, weights)
     total = weights.mean(axis=1, keepdims=True) / 50.0
     return np.hstack([hist, total])
 
@@ -281,7 +286,7 @@ def _crown_masks(hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _crown_map_features(gold: np.ndarray, white: np.ndarray) -> np.ndarray:
     maps = np.stack([gold, white, gold & ~white], axis=-1).astype(np.float32)
-    return _block_means(maps).reshape(len(maps), -1)
+    return block_means(maps, THUMB).reshape(len(maps), -1)
 
 
 def _stacked(images: np.ndarray, gap: int, fill) -> np.ndarray:
@@ -385,16 +390,14 @@ def crown_template_peaks(crops: np.ndarray | CropViews) -> tuple[np.ndarray, np.
     its own: OpenCV correlates through a DFT whose rounding depends on the image, so matching crops stacked
     together would make a crop's features depend on the others in its batch.
     """
-    balanced = crop_views(crops).balanced
-    n = len(balanced)
+    views = crop_views(crops)
+    n = len(views.crops)
     scores = np.zeros((n, TEMPLATE_PEAKS), dtype=np.float32)
     ys = np.zeros((n, TEMPLATE_PEAKS), dtype=np.int64)
     xs = np.zeros((n, TEMPLATE_PEAKS), dtype=np.int64)
     if n == 0:
         return scores, ys, xs
-    whiteness = np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2]).astype(
-        np.float32
-    )
+    whiteness = views.whiteness.astype(np.float32)
     best = np.full((n, SIDE, SIDE), -1.0, dtype=np.float32)
     for image, image_best in zip(whiteness, best, strict=True):
         for template in _CROWN_TEMPLATES:
@@ -425,12 +428,7 @@ def _crown_template_features(views: CropViews) -> np.ndarray:
 
 def _lab_thumbnails(lab: np.ndarray) -> np.ndarray:
     """(n, THUMB, THUMB, 3) block means of the Lab crops, scaled to 0-1."""
-    return _block_means(lab.astype(np.float32) / 255.0)
-
-
-def _block_means(images: np.ndarray) -> np.ndarray:
-    """(n, THUMB, THUMB, c) means of SIDE/THUMB-pixel blocks."""
-    return block_means(images, THUMB)
+    return block_means(lab.astype(np.float32) / 255.0, THUMB)
 
 
 def block_means(images: np.ndarray, side: int) -> np.ndarray:
