@@ -118,12 +118,22 @@ def test_weighing_multiplies_the_empty_odds_and_keeps_probabilities() -> None:
     assert odds == pytest.approx(np.exp(3.0) * probabilities[0, 1, EMPTY_LABEL] / probabilities[0, 1, WHEAT])
 
 
-def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty() -> None:
-    """Board 1 on a light wooden table with square (1, 3) taken away: alone, the classifier doubts it."""
+@pytest.fixture(scope="module")
+def scanner_() -> KingdomScanner:
+    return KingdomScanner()
+
+
+def board_on_table() -> np.ndarray:
+    """Real board 1 (100 px squares) lying at (300, 300) on a light wooden table."""
     photo = table_photo(size=1100, seed=3)
     photo[300:800, 300:800] = cv2.imread(str(BOARDS / "1.jpg"))
+    return photo
+
+
+def test_a_real_kingdom_with_a_hole_on_a_wooden_table_reads_the_hole_empty(scanner_) -> None:
+    """Board 1 on a light wooden table with square (1, 3) taken away: alone, the classifier doubts it."""
+    photo = board_on_table()
     photo[400:500, 600:700] = table_photo(size=100, seed=4)
-    scanner_ = KingdomScanner()
     result = scanner_.scan(photo)
     assert result.kingdom[1, 3] == Square(Terrain.EMPTY, 0) and not result.flagged[1, 3]
     alone = KingdomScanner(scanner_.classifier, compare_table=False).scan(photo)
@@ -156,12 +166,10 @@ def test_no_slide_when_the_kingdom_fills_the_photo() -> None:
     assert frame_slide(photo, moved_frame(corner, -1, 0), 5) == (0, 0)
 
 
-def test_the_scanner_reads_the_kingdom_from_a_frame_that_slid_back(monkeypatch) -> None:
+def test_the_scanner_reads_the_kingdom_from_a_frame_that_slid_back(scanner_, monkeypatch) -> None:
     """Board 1 on a table, its frame located a row too high (as another kingdom beside it can pull the
     lattice search): the scan moves the frame back and reads the whole board."""
-    photo = table_photo(size=1100, seed=3)
-    photo[300:800, 300:800] = cv2.imread(str(BOARDS / "1.jpg"))
-    scanner_ = KingdomScanner()
+    photo = board_on_table()
     right = scanner_.scan(photo)
     assert SLID_FRAME_NOTE not in right.notes
 
@@ -177,13 +185,13 @@ def test_the_scanner_reads_the_kingdom_from_a_frame_that_slid_back(monkeypatch) 
     np.testing.assert_allclose(slid.corners, right.corners, atol=1e-6)
 
 
-def test_plain_wheat_without_a_domino_partner_stays_wheat_when_the_table_is_in_view() -> None:
+def test_plain_wheat_without_a_domino_partner_stays_wheat_when_the_table_is_in_view(scanner_) -> None:
     """Generated scene 10007: two plain wheat squares lost their domino partner (a hole beside each). The
     classifier gives them 10-26 % empty; the box rules alone then read them empty. They lie far from the
     table, so they are not holes."""
     scene = generate_scene(10007)
     photo = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
-    result = KingdomScanner().scan(photo)
+    result = scanner_.scan(photo)
     truth, corners = scene.upright()
     turns = min(range(4), key=lambda k: corner_errors(result.corners, np.roll(corners, -k, axis=0), 5).max())
     truth = rotate_kingdom(truth, turns)
