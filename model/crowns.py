@@ -24,7 +24,6 @@ import cv2
 import numpy as np
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -36,7 +35,7 @@ from model.features import (
     crop_views,
     direction_table,
 )
-from model.mlp import first_layer_with_scaler
+from model.mlp import InPlaceMLPClassifier, first_layer_with_scaler
 
 CELL = 4
 GRID = SIDE // CELL  # 16 cells a side
@@ -144,7 +143,7 @@ def _mlp(hidden: int, seed: int):
     """The window verifier: one ReLU layer and a logistic output (``_verify`` runs this forward pass)."""
     return make_pipeline(
         StandardScaler(),
-        MLPClassifier((hidden,), alpha=1e-3, batch_size=512, max_iter=25, random_state=seed),
+        InPlaceMLPClassifier((hidden,), alpha=1e-3, batch_size=512, max_iter=25, random_state=seed),
     )
 
 

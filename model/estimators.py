@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.features import FeatureConfig, block_sizes, feature_size
 from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
-from model.mlp import first_layer_with_scaler
+from model.mlp import InPlaceMLPClassifier, first_layer_with_scaler
 from scanner.kingdom import MAX_CROWN_DIGIT
 from scanner.reading import LABELS
 
@@ -174,8 +174,8 @@ def drop_training_state(estimator) -> None:
 
 def _scaler_in_first_layer(part):
     """A StandardScaler → MLP pipeline as one MLP: w·(x - mean)/scale + b = (w/scale)·x + b - w·mean/scale."""
-    step_types = [type(step) for _, step in part.steps] if isinstance(part, Pipeline) else []
-    if step_types != [StandardScaler, MLPClassifier]:
+    steps = [step for _, step in part.steps] if isinstance(part, Pipeline) else []
+    if len(steps) != 2 or type(steps[0]) is not StandardScaler or not isinstance(steps[1], MLPClassifier):
         return part
     scaler, mlp = part.steps[0][1], part.steps[1][1]
     mlp.coefs_[0], mlp.intercepts_[0] = first_layer_with_scaler(scaler, mlp)
@@ -198,7 +198,7 @@ def make_estimator(name: str, seed: int = 0):
     if name in ("mlp", "mlp_wide", "mlp_strong"):
         return make_pipeline(
             StandardScaler(),
-            MLPClassifier(
+            InPlaceMLPClassifier(
                 hidden_layer_sizes=(512,) if name == "mlp_wide" else (256,),
                 alpha=1e-2 if name == "mlp_strong" else 1e-3,
                 batch_size=256,
@@ -221,7 +221,7 @@ def make_estimator(name: str, seed: int = 0):
     if name in ("mlp_crowns", "mlp_mix_crowns"):  # joint model × crown-count expert on crown features
         crown_model = make_pipeline(
             StandardScaler(),
-            MLPClassifier(
+            InPlaceMLPClassifier(
                 hidden_layer_sizes=(256,), alpha=1e-2, batch_size=256, max_iter=40, random_state=seed
             ),
         )
