@@ -177,7 +177,7 @@ def _scaler_in_first_layer(part):
     steps = [step for _, step in part.steps] if isinstance(part, Pipeline) else []
     if len(steps) != 2 or type(steps[0]) is not StandardScaler or not isinstance(steps[1], MLPClassifier):
         return part
-    scaler, mlp = part.steps[0][1], part.steps[1][1]
+    scaler, mlp = steps
     mlp.coefs_[0], mlp.intercepts_[0] = first_layer_with_scaler(scaler, mlp)
     return mlp
 

@@ -1,4 +1,5 @@
-"""Arithmetic on fitted scikit-learn MLPs that their API does not offer."""
+"""Arithmetic on scikit-learn MLPs that their API does not offer: a scaler folded into the first layer, and
+training with the optimizer step and gradients computed in place."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ def first_layer_with_scaler(scaler: StandardScaler, mlp: MLPClassifier) -> tuple
 ADAM_CHUNK = 16384
 
 
+def _pieces(*arrays: np.ndarray):
+    """The same ADAM_CHUNK-element slices of equally shaped contiguous arrays, flattened: views, so
+    arithmetic in place on a piece changes its array."""
+    flat = [array.reshape(-1) for array in arrays]
+    for start in range(0, flat[0].size, ADAM_CHUNK):
+        yield tuple(array[start : start + ADAM_CHUNK] for array in flat)
+
+
 class InPlaceAdam(AdamOptimizer):
     """scikit-learn's Adam step, done in place over cache-sized pieces of each parameter array.
 
@@ -37,10 +46,8 @@ class InPlaceAdam(AdamOptimizer):
         )
         scratch = np.empty(ADAM_CHUNK, dtype=params[0].dtype)
         step = np.empty(ADAM_CHUNK, dtype=np.result_type(self.learning_rate, params[0]))
-        for param, grad, first, second in zip(params, grads, self.ms, self.vs, strict=True):
-            flat = [array.reshape(-1) for array in (param, grad, first, second)]
-            for start in range(0, param.size, ADAM_CHUNK):
-                p, g, m, v = (array[start : start + ADAM_CHUNK] for array in flat)
+        for arrays in zip(params, grads, self.ms, self.vs, strict=True):
+            for p, g, m, v in _pieces(*arrays):
                 s, u = scratch[: p.size], step[: p.size]
                 m *= self.beta_1  # m = β1·m + (1 - β1)·g
                 m += np.multiply(g, 1 - self.beta_1, out=s)
@@ -87,10 +94,8 @@ class InPlaceMLPClassifier(MLPClassifier):
         """scikit-learn's gradient of one layer, written into the existing gradient arrays."""
         grad = coef_grads[layer]
         np.matmul(activations[layer].T, deltas[layer], out=grad)
-        flat_grad, flat_coefs = grad.reshape(-1), self.coefs_[layer].reshape(-1)
         scratch = np.empty(ADAM_CHUNK, dtype=grad.dtype)
-        for start in range(0, grad.size, ADAM_CHUNK):
-            g = flat_grad[start : start + ADAM_CHUNK]
-            g += np.multiply(flat_coefs[start : start + ADAM_CHUNK], self.alpha, out=scratch[: g.size])
+        for g, coefs in _pieces(grad, self.coefs_[layer]):
+            g += np.multiply(coefs, self.alpha, out=scratch[: g.size])
             g /= sw_sum
         intercept_grads[layer] = np.sum(deltas[layer], axis=0) / sw_sum
