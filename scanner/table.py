@@ -115,11 +115,6 @@ def table_distances(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int
     return distances
 
 
-def table_evidence(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
-    """(N, N) nats to add to each square's *empty* log-probability (see ``evidence_for_empty``)."""
-    return evidence_for_empty(table_distances(image, grid_to_image, grid_size), grid_size)
-
-
 def evidence_for_empty(distances: np.ndarray | None, grid_size: int) -> np.ndarray:
     """(N, N) nats to add to each square's *empty* log-probability from the frame's ``table_distances``:
     positive for a square that shows the table, negative for one far unlike it; all zero when no table
@@ -130,11 +125,6 @@ def evidence_for_empty(distances: np.ndarray | None, grid_size: int) -> np.ndarr
     like = np.clip((UNLIKE_TABLE - squares) / (UNLIKE_TABLE - SAME_AS_TABLE), 0.0, 1.0)
     unlike = np.clip((squares - NOT_TABLE) / (SURELY_NOT_TABLE - NOT_TABLE), 0.0, 1.0)
     return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
-
-
-def frame_slide(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> tuple[int, int]:
-    """(rows, columns) to move an N×N frame that sits one square off its kingdom (see ``slide_for``)."""
-    return slide_for(table_distances(image, grid_to_image, grid_size), grid_size)
 
 
 def slide_for(distances: np.ndarray | None, grid_size: int) -> tuple[int, int]:

@@ -19,8 +19,9 @@ from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner
 from scanner.table import (
     AGAINST_TABLE,
     TABLE_EVIDENCE,
-    frame_slide,
-    table_evidence,
+    evidence_for_empty,
+    slide_for,
+    table_distances,
     weigh_empty,
 )
 
@@ -30,6 +31,16 @@ TAN_TABLE = (150, 200, 230)  # BGR: a light wooden table the classifier alone re
 TILE_COLOURS = [(40, 140, 60), (170, 90, 30), (30, 80, 40), (20, 200, 220), (60, 60, 60), (90, 130, 110)]
 #: The kingdom's frame in the test photos: 100 px squares from (250, 250).
 FRAME = np.array([[100.0, 0, 250], [0, 100, 250], [0, 0, 1]])
+
+
+def table_evidence(photo: np.ndarray, frame: np.ndarray, n: int) -> np.ndarray:
+    """The nats for *empty* the scanner adds to each square of ``frame`` in ``photo``."""
+    return evidence_for_empty(table_distances(photo, frame, n), n)
+
+
+def frame_slide(photo: np.ndarray, frame: np.ndarray, n: int) -> tuple[int, int]:
+    """The move the scanner gives ``frame`` in ``photo`` before reading it."""
+    return slide_for(table_distances(photo, frame, n), n)
 
 
 def table_photo(colour=TAN_TABLE, size: int = 1000, gradient: float = 0.0, seed: int = 0) -> np.ndarray:
