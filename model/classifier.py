@@ -30,6 +30,7 @@ from model.features import (
     turned,
 )
 from model.matching import ArtworkMatcher
+from model.turns import TurnedReader
 from scanner.errors import ModelLoadError
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABELS, SquareReading
@@ -87,6 +88,7 @@ class SquareClassifier:
         self._permutations = [
             feature_permutation(feature_config, codebook, crown_detector, turns) for turns in range(4)
         ]
+        self._turned = TurnedReader(estimator, self._permutations)
         self._columns = np.asarray(estimator.classes_, dtype=np.int64)
 
     # ---- persistence -------------------------------------------------------------------------------
@@ -165,9 +167,7 @@ class SquareClassifier:
 
     def log_proba_features(self, features: np.ndarray) -> np.ndarray:
         """(n, classes) normalised log-probabilities before calibration, averaged over the 4 quarter turns."""
-        n = len(features)
-        stacked = np.vstack([features[:, permutation] for permutation in self._permutations])
-        raw = self.estimator.predict_proba(stacked).reshape(4, n, -1)
+        raw = self._turned.read(features)
         log_mean = np.log(np.clip(raw, 1e-9, 1.0)).mean(axis=0)
         return log_mean - logsumexp(log_mean, axis=1, keepdims=True)
 

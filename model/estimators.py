@@ -40,9 +40,13 @@ class GeometricEnsemble(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        return self.combine([member.predict_proba(features) for member in self.members_])
+
+    def combine(self, member_probabilities: list[np.ndarray]) -> np.ndarray:
+        """The ensemble's probabilities from its members' (in member order) on the same rows."""
         log_mean = sum(
-            weight * np.log(np.clip(member.predict_proba(features), 1e-9, 1.0))
-            for member, weight in zip(self.members_, self.weights, strict=True)
+            weight * np.log(np.clip(probabilities, 1e-9, 1.0))
+            for probabilities, weight in zip(member_probabilities, self.weights, strict=True)
         ) / sum(self.weights)
         probabilities = np.exp(log_mean - log_mean.max(axis=1, keepdims=True))
         return probabilities / probabilities.sum(axis=1, keepdims=True)
@@ -118,11 +122,16 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, features: np.ndarray) -> np.ndarray:
-        joint = np.log(np.clip(self.joint_.predict_proba(features[:, self.joint_columns_]), 1e-9, 1.0))
-        crowns = np.full((len(features), MAX_CROWN_DIGIT + 1), 1e-9)
-        crowns[:, self.crown_model_.classes_] = self.crown_model_.predict_proba(
-            features[:, self.crown_columns_]
+        return self.combine(
+            self.joint_.predict_proba(features[:, self.joint_columns_]),
+            self.crown_model_.predict_proba(features[:, self.crown_columns_]),
         )
+
+    def combine(self, joint_probabilities: np.ndarray, crown_probabilities: np.ndarray) -> np.ndarray:
+        """The joint labels' probabilities from the joint model's and the crown model's on the same rows."""
+        joint = np.log(np.clip(joint_probabilities, 1e-9, 1.0))
+        crowns = np.full((len(joint), MAX_CROWN_DIGIT + 1), 1e-9)
+        crowns[:, self.crown_model_.classes_] = crown_probabilities
         log_p = joint + self.weight * np.log(np.clip(crowns, 1e-9, 1.0))[:, LABEL_CROWNS[self.classes_]]
         probabilities = np.exp(log_p - log_p.max(axis=1, keepdims=True))
         return probabilities / probabilities.sum(axis=1, keepdims=True)

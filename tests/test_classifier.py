@@ -112,6 +112,15 @@ def test_prediction_does_not_depend_on_quarter_turns(classifier, board):
         assert np.array_equal(turned.argmax(axis=1), reference.argmax(axis=1))
 
 
+def test_the_packaged_model_reads_all_turns_as_the_turned_copies_read(classifier, board):
+    squares, _ = board
+    features = classifier.features(normalise_crops(squares))
+    permutations = classifier._permutations
+    stacked = np.vstack([features[:, permutation] for permutation in permutations])
+    expected = classifier.estimator.predict_proba(stacked).reshape(4, len(squares), -1)
+    np.testing.assert_allclose(classifier._turned.read(features), expected, atol=1e-6)
+
+
 def test_unsure_squares_are_read_again_turned_and_sure_ones_are_not(classifier, board):
     squares, _ = board
     crops = normalise_crops(squares[:6])
