@@ -408,14 +408,14 @@ def crown_template_peaks(crops: np.ndarray | CropViews) -> tuple[np.ndarray, np.
             np.fmax(region, matches, out=region)  # fmax: a flat patch's NaN score is ignored
     gap = 4  # the 9×9 maximum below reaches 4 pixels
     local_max = _unstacked(cv2.dilate(_stacked(best, gap, -1.0), np.ones((9, 9), np.uint8)), n, gap)
-    peaks = (best >= local_max) & (best > 0.2)
-    for index in range(n):
-        peak_y, peak_x = np.nonzero(peaks[index])
-        values = best[index, peak_y, peak_x]
-        order = np.argsort(-values, kind="stable")[:TEMPLATE_PEAKS]
-        found = len(order)
-        scores[index, :found] = values[order]
-        ys[index, :found], xs[index, :found] = peak_y[order], peak_x[order]
+    crop, peak_y, peak_x = np.nonzero((best >= local_max) & (best > 0.2))
+    values = best[crop, peak_y, peak_x]
+    order = np.lexsort((-values, crop))  # by crop, best first; a stable sort: ties stay in row-major order
+    crop, peak_y, peak_x, values = crop[order], peak_y[order], peak_x[order], values[order]
+    rank = np.arange(len(crop)) - np.searchsorted(crop, crop)  # place among its crop's peaks
+    kept = rank < TEMPLATE_PEAKS
+    scores[crop[kept], rank[kept]] = values[kept]
+    ys[crop[kept], rank[kept]], xs[crop[kept], rank[kept]] = peak_y[kept], peak_x[kept]
     return scores, ys, xs
 
 
