@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 import model.crossval as crossval
-from model.evaluate import held_out_section, most_frequent_errors, unsure_photos
+from model.evaluate import board_timing, held_out_section, most_frequent_errors, unsure_photos
 from model.table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
@@ -109,3 +110,16 @@ def test_most_frequent_errors_counts_only_misreadings():
     read = np.array([SWAMP, SWAMP, WHEAT, SWAMP])
     assert most_frequent_errors(truth, read) == "wheat → swamp ×2"
     assert most_frequent_errors(truth, truth) == "none"
+
+
+def test_board_timing_reads_on_one_opencv_thread_and_gives_the_pool_back():
+    seen = []
+
+    class Reader:
+        def predict_proba(self, squares):
+            seen.append(cv2.getNumThreads())
+
+    before = cv2.getNumThreads()
+    cpu_ms, wall_ms = board_timing(Reader(), [np.zeros((8, 8, 3), np.uint8)], repeats=3)
+    assert seen == [1] * 4 and cpu_ms >= 0 and wall_ms >= 0
+    assert cv2.getNumThreads() == before
