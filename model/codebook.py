@@ -105,6 +105,7 @@ class PatchCodebook:
             [-2.0 * self.dictionary_.T, np.ones((1, words)), self.dictionary_norms_[None]]
         ).astype(np.float32)
         word_mean = np.full((words, 1), 1.0 / words, dtype=np.float32)
+        quarter_means = _quarter_means((CODEBOOK_SIDE - self.patch) // self.stride + 1)
         width = len(self.mean_)
         for start in range(0, len(thumbs), batch):
             patches = _patches(thumbs[start : start + batch], self.patch, self.stride)
@@ -119,7 +120,7 @@ class PatchCodebook:
             cv2.sqrt(cv2.max(distances, 0.0, dst=distances), dst=distances)
             activation = np.subtract(distances @ word_mean, distances, out=distances)
             cv2.max(activation, 0.0, dst=activation)
-            pooled = _quarter_means(grid) @ activation.reshape(n, grid * grid, words)
+            pooled = quarter_means @ activation.reshape(n, grid * grid, words)
             out[start : start + n] = pooled.reshape(n, -1)
         return out
 
