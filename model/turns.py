@@ -28,6 +28,11 @@ TURNS = 4
 Read = Callable[[np.ndarray], np.ndarray]
 
 
+def closed_under(turn: np.ndarray, columns: np.ndarray) -> bool:
+    """Whether a quarter turn (``turn``, as in TurnOrbits) takes the ``columns`` only to each other."""
+    return bool(np.isin(turn[columns], columns).all())
+
+
 class TurnOrbits:
     """The orbits of a set of feature columns under one quarter turn, the columns in each in turn order.
 
@@ -36,7 +41,7 @@ class TurnOrbits:
     """
 
     def __init__(self, turn: np.ndarray, columns: np.ndarray) -> None:
-        if not np.isin(turn[columns], columns).all():
+        if not closed_under(turn, columns):
             raise ValueError("the columns are not closed under quarter turns")
         seen = np.zeros(len(turn), dtype=bool)
         orbits: dict[int, list[list[int]]] = {1: [], 2: [], 4: []}
@@ -58,16 +63,12 @@ class TurnOrbits:
 
         Each is built from pair sums, so turning the square permutes these values (up to sign) exactly.
         """
-        x = features
-        pair_sum = x[:, self.pairs[:, 0]] + x[:, self.pairs[:, 1]]
-        pair_difference = x[:, self.pairs[:, 0]] - x[:, self.pairs[:, 1]]
-        even = x[:, self.quads[:, 0]] + x[:, self.quads[:, 2]]
-        odd = x[:, self.quads[:, 1]] + x[:, self.quads[:, 3]]
-        constant = np.hstack([x[:, self.singles], pair_sum, even + odd])
-        alternating = np.hstack([pair_difference, even - odd])
-        quarter = np.vstack(
-            [x[:, self.quads[:, 0]] - x[:, self.quads[:, 2]], x[:, self.quads[:, 1]] - x[:, self.quads[:, 3]]]
-        )
+        first, second = (features[:, self.pairs[:, place]] for place in range(2))
+        q0, q1, q2, q3 = (features[:, self.quads[:, place]] for place in range(4))
+        even, odd = q0 + q2, q1 + q3
+        constant = np.hstack([features[:, self.singles], first + second, even + odd])
+        alternating = np.hstack([first - second, even - odd])
+        quarter = np.vstack([q0 - q2, q1 - q3])
         return constant, alternating, quarter
 
     def weights(self, weight_of: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -107,7 +108,7 @@ class TurnedFirstLayer:
     def __call__(self, features: np.ndarray) -> np.ndarray:
         """(TURNS, n, units) pre-activations."""
         constant, alternating, quarter = (
-            part.astype(self.constant.dtype) for part in self.orbits.spectra(features)
+            part.astype(self.constant.dtype, copy=False) for part in self.orbits.spectra(features)
         )
         same = constant @ self.constant + self.intercepts
         sign = alternating @ self.alternating
@@ -157,7 +158,7 @@ def _mlps_reader(mlps: Sequence[MLPClassifier], turn: np.ndarray, columns: np.nd
 def _reader(estimator, permutations: Sequence[np.ndarray], columns: np.ndarray) -> Read:
     """How ``estimator``, fitted on the feature ``columns``, reads all turns of full feature rows."""
     turn = permutations[1]
-    closed = np.isin(turn[columns], columns).all()
+    closed = closed_under(turn, columns)
     if isinstance(estimator, CrownExpert):
         joint = _reader(estimator.joint_, permutations, columns[estimator.joint_columns_])
         crowns = _reader(estimator.crown_model_, permutations, columns[estimator.crown_columns_])

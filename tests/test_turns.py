@@ -106,8 +106,6 @@ def test_an_mlp_on_columns_a_turn_leads_out_of_reads_the_turned_copies(data):
     features, labels, permutations = data
     quad = TurnOrbits(permutations[1], np.arange(len(permutations[1]))).quads[0]
     mlp = MLPClassifier((8,), max_iter=100, random_state=0).fit(features[:, quad[:3]], labels)
-    expected = mlp.predict_proba(
-        np.vstack([features[:30, permutation[quad[:3]]] for permutation in permutations])
-    )
+    expected = mlp.predict_proba(stacked_turns(features[:30], [turn[quad[:3]] for turn in permutations]))
     reader = turns_module._reader(mlp, permutations, quad[:3])
     np.testing.assert_allclose(reader(features[:30]), expected, atol=1e-6)
