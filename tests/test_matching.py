@@ -77,6 +77,28 @@ def test_quarter_turns_give_the_same_evidence(board, matcher):
         np.testing.assert_allclose(matcher.evidence(turned), evidence, atol=1e-6)
 
 
+def test_the_turned_bases_score_like_the_windows_of_every_turned_square(board, matcher):
+    """Each square's windows are cut once and projected on 4 turned bases; that must be what comparing the
+    windows of the square in each of its quarter turns gives."""
+    thumbs, _ = board
+    images = thumbs[:6].astype(np.float32)
+    images /= images.mean(axis=(1, 2), keepdims=True) + 1.0
+    side, last = matcher.window, 32 - matcher.window
+    best = np.full((len(images), matcher.gallery_.shape[1]), -np.inf)
+    for turns in range(4):
+        turned = np.rot90(images, turns, axes=(1, 2))
+        for y in range(0, last + 1, matcher.stride):
+            for x in range(0, last + 1, matcher.stride):
+                window = turned[:, y : y + side, x : x + side].reshape(len(images), -1)
+                window = window - window.mean(axis=1, keepdims=True)
+                window /= np.linalg.norm(window, axis=1, keepdims=True) + 1e-6
+                projected = (window - matcher.mean_) @ matcher.basis_
+                projected /= np.linalg.norm(projected, axis=1, keepdims=True) + 1e-6
+                best = np.maximum(best, projected @ matcher.gallery_)
+    expected = np.maximum.reduceat(best, matcher.starts_, axis=1)
+    np.testing.assert_allclose(matcher.similarities(thumbs[:6])[:, matcher.labels_], expected, atol=1e-5)
+
+
 def test_no_opinion_on_empty_squares_or_labels_never_seen(board, matcher):
     thumbs, labels = board
     evidence = matcher.evidence(thumbs)
