@@ -11,12 +11,14 @@ photo set is also read by a model fitted without it (another camera and light th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import importlib
 import json
 import os
 import platform
 import time
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -145,29 +147,52 @@ def cpu_name() -> str:
     return names[0] if names else platform.processor() or platform.machine()
 
 
-def board_timing(
-    classifier: SquareClassifier, squares: list[np.ndarray], repeats: int = 15
-) -> tuple[float, float]:
-    """(median CPU ms, fastest wall-clock ms) to classify one board's squares on one thread.
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """OpenCV and the BLAS on one thread, OpenCV's pool given back afterwards.
 
-    CPU time is the honest single-core figure on a machine shared with other jobs; the fastest wall
-    time is what an idle core gives. OpenCV runs on one thread too: its own pool would otherwise spread
-    small calls over the cores and add their hand-over to the CPU time.
+    CPU time is the honest single-core figure on a machine shared with other jobs; OpenCV's own pool would
+    otherwise spread small calls over the cores and add their hand-over to the CPU time.
     """
     opencv_threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
         with threadpool_limits(limits=1):
-            classifier.predict_proba(squares)
-            cpu, wall = [], []
-            for _ in range(repeats):
-                started, started_cpu = time.perf_counter(), time.process_time()
-                classifier.predict_proba(squares)
-                wall.append(time.perf_counter() - started)
-                cpu.append(time.process_time() - started_cpu)
+            yield
     finally:
         cv2.setNumThreads(opencv_threads)
+
+
+def board_timing(
+    classifier: SquareClassifier, squares: list[np.ndarray], repeats: int = 15
+) -> tuple[float, float]:
+    """(median CPU ms, fastest wall-clock ms) to classify one board's squares on one thread (the fastest
+    wall time is what an idle core gives)."""
+    with one_thread():
+        classifier.predict_proba(squares)
+        cpu, wall = [], []
+        for _ in range(repeats):
+            started, started_cpu = time.perf_counter(), time.process_time()
+            classifier.predict_proba(squares)
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
     return 1000 * float(np.median(cpu)), 1000 * float(np.min(wall))
+
+
+def unsure_square_timing(classifier: SquareClassifier, squares: list[np.ndarray], repeats: int = 5) -> float:
+    """Median CPU ms that one square read unsure adds on one thread: read again turned both ways, then
+    compared with the training squares (each of ``squares`` is taken as read unsure)."""
+    crops = normalise_crops(squares)
+    classes = len(classifier.estimator.classes_)
+    unsure = np.full((len(crops), classes), -np.log(classes))
+    with one_thread():
+        classifier.matched(crops, classifier.recheck(crops, unsure))
+        cpu = []
+        for _ in range(repeats):
+            started = time.process_time()
+            classifier.matched(crops, classifier.recheck(crops, unsure))
+            cpu.append(time.process_time() - started)
+    return 1000 * float(np.median(cpu)) / len(crops)
 
 
 def _decoder_section(probabilities: dict[str, np.ndarray], truths: dict) -> str | None:
@@ -363,7 +388,8 @@ def evaluate(
 
     if reuse and oof_cache.is_file():
         with np.load(oof_cache) as stored:
-            rows, raw, cv_seconds = stored["rows"], stored["raw"], float(stored["seconds"])
+            rows, raw, unmatched = stored["rows"], stored["raw"], stored["unmatched"]
+            cv_seconds = float(stored["seconds"])
     else:
         rows, (raw, unmatched), _ = out_of_fold(
             table,
@@ -427,6 +453,10 @@ def evaluate(
     classifier = SquareClassifier.load(DEFAULT_MODEL_PATH)
     one_board = board_squares(photos[ordered[0]])
     cpu_ms, wall_ms = board_timing(classifier, one_board)
+    unsure_ms = unsure_square_timing(classifier, one_board[:5])
+    # the fold models' temperature is 1, so these are the probabilities the matching threshold saw
+    compared = unmatched.max(axis=1) < MATCH_BELOW
+    compared_per_25 = {source: 25 * compared[sources == source].mean() for source in SOURCES}
     size_mb = DEFAULT_MODEL_PATH.stat().st_size / 1e6
     meta = classifier.metadata
     n_kingdoms = len(set(table.groups[rows][sources == BOARD_SOURCE]))
@@ -607,7 +637,15 @@ def evaluate(
         f"scikit-learn {sklearn.__version__}).",
         "- Classifying one board (25 squares of 100 px: resize, features, 4 quarter turns, estimator) "
         f"on one thread: {cpu_ms:.1f} ms CPU (median), {wall_ms:.1f} ms fastest wall clock "
-        f"({cpu_name()}, {os.cpu_count()} cores shared with other jobs).",
+        f"({cpu_name()}, {os.cpu_count()} cores shared with other jobs). The model was trained on that "
+        "board, so it reads every square surely.",
+        f"- A square read unsure costs {unsure_ms:.1f} ms more (CPU, one thread): it is read again turned "
+        f"by ±{RECHECK_DEGREES:g}° and, if still under {MATCH_BELOW}, compared with the training squares. In "
+        "the cross-validation above (squares the model never saw) "
+        f"{compared_per_25[BOARD_SOURCE]:.2f} of a board's 25 squares were compared, and "
+        f"{compared_per_25[TILE_SOURCE]:.2f} of every 25 tiles: about "
+        f"{cpu_ms + unsure_ms * compared_per_25[BOARD_SOURCE]:.0f} ms for a board like those and "
+        f"{cpu_ms + unsure_ms * compared_per_25[TILE_SOURCE]:.0f} ms for 25 squares like the tiles.",
         "- Training the packaged model from scratch: augmentation + features "
         f"{meta.get('feature_seconds', '?')} s "
         "(then cached under `out/cache`, one file per feature block) + fit "

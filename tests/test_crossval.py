@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import cv2
 import numpy as np
 import pytest
 
 import model.crossval as crossval
-from model.evaluate import board_timing, held_out_section, most_frequent_errors, unsure_photos
+from model.classifier import MATCH_BELOW, RECHECK_BELOW
+from model.evaluate import (
+    board_timing,
+    held_out_section,
+    most_frequent_errors,
+    unsure_photos,
+    unsure_square_timing,
+)
 from model.table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
 from scanner.kingdom import Square, Terrain
 from scanner.reading import LABEL_INDEX
@@ -122,4 +131,25 @@ def test_board_timing_reads_on_one_opencv_thread_and_gives_the_pool_back():
     before = cv2.getNumThreads()
     cpu_ms, wall_ms = board_timing(Reader(), [np.zeros((8, 8, 3), np.uint8)], repeats=3)
     assert seen == [1] * 4 and cpu_ms >= 0 and wall_ms >= 0
+    assert cv2.getNumThreads() == before
+
+
+def test_unsure_square_timing_takes_every_square_through_both_extra_readings():
+    seen = []
+
+    class Reader:
+        estimator = SimpleNamespace(classes_=np.arange(18))
+
+        def recheck(self, crops, log_proba):
+            seen.append(("recheck", len(crops), log_proba.max() < np.log(RECHECK_BELOW), cv2.getNumThreads()))
+            return log_proba
+
+        def matched(self, crops, log_proba):
+            seen.append(("matched", len(crops), log_proba.max() < np.log(MATCH_BELOW), cv2.getNumThreads()))
+            return log_proba
+
+    before = cv2.getNumThreads()
+    per_square = unsure_square_timing(Reader(), [np.zeros((8, 8, 3), np.uint8)] * 3, repeats=2)
+    assert per_square >= 0
+    assert seen == [("recheck", 3, True, 1), ("matched", 3, True, 1)] * 3
     assert cv2.getNumThreads() == before
