@@ -107,9 +107,10 @@ class ArtworkMatcher:
         projected -= self.mean_ @ self.basis_
         projected /= np.linalg.norm(projected, axis=-1, keepdims=True) + 1e-6
         best = np.full((n, self.gallery_.shape[1]), -np.inf, dtype=np.float32)
-        for square, chunk in enumerate(projected.reshape(n * 4, positions, -1)):
+        for block, windows_block in enumerate(projected.reshape(n * 4, positions, -1)):
             # a quarter of a square's windows at a time: the scores stay in cache for their maximum
-            np.maximum(best[square // 4], (chunk @ self.gallery_).max(axis=0), out=best[square // 4])
+            square = best[block // 4]
+            np.maximum(square, (windows_block @ self.gallery_).max(axis=0), out=square)
         out[:, self.labels_] = np.maximum.reduceat(best, self.starts_, axis=1)
         return out
 
