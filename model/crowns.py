@@ -27,19 +27,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from model.features import (
-    SIDE,
-    CropViews,
-    _orientation_histograms,
-    block_means,
-    crop_views,
-    direction_table,
-)
+from model.features import FINE_CELL, HOG_BINS, SIDE, CropViews, block_means, crop_views
 from model.mlp import InPlaceMLPClassifier, first_layer_with_scaler
 
-CELL = 4
+CELL = FINE_CELL  # 4 px: the crop's cell histograms, shared with the fixed gradient blocks
 GRID = SIDE // CELL  # 16 cells a side
-BINS = 8  # unsigned gradient orientations; a quarter turn shifts them by 4
+BINS = HOG_BINS  # 8 unsigned gradient orientations; a quarter turn shifts them by 4
 COLOURS = 5  # L, a, b, whiteness, saturation
 CHANNELS = BINS + COLOURS
 WINDOW = 5  # cells a side
@@ -66,10 +59,6 @@ def _window_turn(turns: int) -> np.ndarray:
 
 
 TURNS = [_window_turn(turns) for turns in range(4)]
-#: Unsigned orientation (angle mod 180°) in BINS bins.
-_DIRECTIONS = direction_table(
-    lambda direction: np.floor(direction * (BINS / np.pi) + 1e-4).astype(np.int32) & (BINS - 1)
-)
 
 
 def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
@@ -78,7 +67,7 @@ def cell_maps(crops: np.ndarray | CropViews) -> np.ndarray:
     n = len(views.crops)
     if n == 0:
         return np.zeros((0, GRID, GRID, CHANNELS), np.float32)
-    hist = _orientation_histograms(views.gradients[0], views.direction_bins(_DIRECTIONS), BINS, CELL)
+    hist = views.cell_histograms
     energy = np.pad((hist**2).sum(axis=3), ((0, 0), (1, 1), (1, 1)))
     block = sum(energy[:, dy : dy + GRID, dx : dx + GRID] for dy in range(3) for dx in range(3))
     hist = np.minimum(hist / np.sqrt(block[..., None] + 1.0), 0.4)

@@ -107,6 +107,18 @@ class CropViews:
         return table.ravel()[(step_y.astype(np.int32) + 255) * 511 + (step_x + 255)]
 
     @cached_property
+    def cell_histograms(self) -> np.ndarray:
+        """(n, 16, 16, HOG_BINS) float64 magnitude-weighted orientation histograms of FINE_CELL px cells.
+
+        The gradient histograms of the fixed blocks (8 and 16 px cells) and the crown detector's cell maps
+        (4 px) are all sums of these. The sums are exact in float64 (magnitudes are float32 of at least 1
+        or 0, a cell's sum under 2^15), so any cell size reads the same as binning its pixels directly.
+        """
+        return _orientation_histograms(
+            self.gradients[0], self.direction_bins(_HOG_DIRECTIONS), HOG_BINS, FINE_CELL
+        )
+
+    @cached_property
     def balanced(self) -> np.ndarray:
         """The white-patch corrected crops (see _white_patch)."""
         return _white_patch(self.crops)
@@ -226,6 +238,7 @@ def _orientation_histograms(magnitude: np.ndarray, bins: np.ndarray, n_bins: int
 
 HOG_BINS = 8  # 22.5° bins: a quarter turn of the square is an exact shift by 4 bins
 HOG_CELLS = (8, 16)
+FINE_CELL = 4  # the cells every gradient histogram is summed from (see CropViews.cell_histograms)
 
 
 #: Unsigned orientation (mod 180°) in HOG_BINS bins.
@@ -235,11 +248,11 @@ _HOG_DIRECTIONS = direction_table(
 
 
 def _hog_features(views: CropViews) -> np.ndarray:
-    magnitude = views.gradients[0]
-    bins = views.direction_bins(_HOG_DIRECTIONS)
+    fine = views.cell_histograms
     parts = []
     for cell in HOG_CELLS:
-        hist = _orientation_histograms(magnitude, bins, HOG_BINS, cell)
+        cells, per_cell = SIDE // cell, cell // FINE_CELL
+        hist = fine.reshape(len(fine), cells, per_cell, cells, per_cell, HOG_BINS).sum(axis=(2, 4))
         energy = np.pad((hist**2).sum(axis=3), ((0, 0), (1, 1), (1, 1)))
         block = sum(
             energy[:, dy : dy + hist.shape[1], dx : dx + hist.shape[2]] for dy in range(3) for dx in range(3)

@@ -6,15 +6,18 @@ import cv2
 import numpy as np
 import pytest
 
-from model.crowns import _DIRECTIONS as DETECTOR_DIRECTIONS
 from model.crowns import BINS as DETECTOR_BINS
+from model.crowns import CELL as DETECTOR_CELL
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import (
     _HOG_DIRECTIONS,
+    FINE_CELL,
     HOG_BINS,
+    HOG_CELLS,
     SIDE,
     CropViews,
     _half_turn_remainder,
+    _orientation_histograms,
     _white_patch,
     block_means,
     crown_template_peaks,
@@ -44,7 +47,22 @@ def test_orientation_bins_from_the_table_equal_the_computed_ones(crops):
     hog = (np.mod(direction, np.pi) * HOG_BINS / np.pi + 1e-4).astype(np.int64) % HOG_BINS
     detector = np.floor(direction * (DETECTOR_BINS / np.pi) + 1e-4).astype(np.int32) & (DETECTOR_BINS - 1)
     assert np.array_equal(views.direction_bins(_HOG_DIRECTIONS), hog)
-    assert np.array_equal(views.direction_bins(DETECTOR_DIRECTIONS), detector)
+    # the crown detector was trained on its own binning; it now reads the same table's bins
+    assert np.array_equal(views.direction_bins(_HOG_DIRECTIONS), detector)
+
+
+def test_gradient_histograms_summed_from_the_fine_cells_equal_binning_the_pixels(crops):
+    views = CropViews(crops)
+    bins = views.direction_bins(_HOG_DIRECTIONS)
+    assert DETECTOR_CELL == FINE_CELL and DETECTOR_BINS == HOG_BINS
+    assert np.array_equal(
+        views.cell_histograms, _orientation_histograms(views.gradients[0], bins, HOG_BINS, FINE_CELL)
+    )
+    for cell in HOG_CELLS:
+        cells, per_cell = SIDE // cell, cell // FINE_CELL
+        summed = views.cell_histograms.reshape(len(crops), cells, per_cell, cells, per_cell, HOG_BINS)
+        direct = _orientation_histograms(views.gradients[0], bins, HOG_BINS, cell)
+        assert np.array_equal(summed.sum(axis=(2, 4)), direct)
 
 
 def test_gradients_are_the_central_differences_of_the_grey_crop(crops):
