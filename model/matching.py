@@ -35,10 +35,14 @@ def _balanced(thumbs: np.ndarray) -> np.ndarray:
     return images / (images.mean(axis=(1, 2), keepdims=True) + 1.0)
 
 
+def _unit_length(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length: the training squares and a new square's windows must be scaled alike."""
+    return vectors / (np.linalg.norm(vectors, axis=-1, keepdims=True) + 1e-6)
+
+
 def _unit(vectors: np.ndarray) -> np.ndarray:
     """Rows with their mean removed, scaled to unit length (what normalised cross-correlation compares)."""
-    centred = vectors - vectors.mean(axis=-1, keepdims=True)
-    return centred / (np.linalg.norm(centred, axis=-1, keepdims=True) + 1e-6)
+    return _unit_length(vectors - vectors.mean(axis=-1, keepdims=True))
 
 
 class ArtworkMatcher:
@@ -68,8 +72,7 @@ class ArtworkMatcher:
         return _unit(images[:, start:end, start:end].reshape(len(images), -1))
 
     def _project(self, windows: np.ndarray) -> np.ndarray:
-        projected = (windows - self.mean_) @ self.basis_
-        return projected / (np.linalg.norm(projected, axis=-1, keepdims=True) + 1e-6)
+        return _unit_length((windows - self.mean_) @ self.basis_)
 
     def fit(self, thumbs: np.ndarray, labels: np.ndarray) -> ArtworkMatcher:
         """Keep the squares of ``thumbs`` ((n, 32, 32, 3) uint8) whose label is not neutral."""
@@ -103,9 +106,8 @@ class ArtworkMatcher:
             return out
         windows = self._windows(_balanced(thumbs))
         n, positions, size = windows.shape
-        projected = (windows.reshape(-1, size) @ self._turned_basis()).reshape(-1, self.basis_.shape[1])
-        projected -= self.mean_ @ self.basis_
-        projected /= np.linalg.norm(projected, axis=-1, keepdims=True) + 1e-6
+        turned = (windows.reshape(-1, size) @ self._turned_basis()).reshape(-1, self.basis_.shape[1])
+        projected = _unit_length(turned - self.mean_ @ self.basis_)  # as _project, on the turned bases
         best = np.full((n, self.gallery_.shape[1]), -np.inf, dtype=np.float32)
         for block, windows_block in enumerate(projected.reshape(n * 4, positions, -1)):
             # a quarter of a square's windows at a time: the scores stay in cache for their maximum
