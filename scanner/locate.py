@@ -103,9 +103,13 @@ def _segments(gray: np.ndarray) -> np.ndarray:
     return lines[length >= max(6.0, 0.006 * max(gray.shape))]
 
 
-def _dominant_directions(
-    angles: np.ndarray, weights: np.ndarray, count: int = 3
-) -> list[tuple[float, float]]:
+#: Strongest segment directions paired in the lattice search, and in the search for a more central
+#: kingdom beside an off-centre one (where the table's grain and the first kingdom's neighbours compete).
+DIRECTION_PEAKS = 3
+SECOND_SEARCH_PEAKS = 5
+
+
+def _dominant_directions(angles: np.ndarray, weights: np.ndarray, count: int) -> list[tuple[float, float]]:
     """Pairs (radians mod pi, at least 30° apart) among the strongest segment directions, best first."""
     hist = np.bincount((np.degrees(angles).astype(int) % 180), weights=weights, minlength=180)
     kernel = np.exp(-0.5 * (np.arange(-8, 9) / 2.0) ** 2)
@@ -731,15 +735,25 @@ NO_OTHERS = np.zeros((0, 2))  # centres of the other kingdoms seen (grid coordin
 
 
 def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lattice: tuple) -> tuple:
-    """Look for a second kingdom among the segments outside the first; keep the more central one."""
+    """Look for a second kingdom among the segments outside the first; keep the more central one.
+
+    When the first does not cover the photo's centre, the second is first looked for as the first was
+    (segments weighed by their distance to the centre), pairing more directions: a complete kingdom off
+    the centre can win the first search when it lies square to the table's grain and the central one is
+    turned. Otherwise, or if that finds none, the segments outside the first all weigh alike.
+    """
     grid_to_work, size, _ = lattice
     to_grid = np.linalg.inv(grid_to_work)
     mids = apply_homography(to_grid, (segs[:, :2] + segs[:, 2:]) / 2)
     outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
-    other = _find_lattice(segs[outside], shape, grid, focus=None) if outside.sum() >= 12 else None
+    centre = np.array([shape[1] / 2, shape[0] / 2])
+    other = None
+    if outside.sum() >= 12 and not _covers(grid_to_work, size, tuple(centre)):
+        other = _find_lattice(segs[outside], shape, grid, focus=CENTRAL, peaks=SECOND_SEARCH_PEAKS)
+    if other is None and outside.sum() >= 12:
+        other = _find_lattice(segs[outside], shape, grid, focus=None)
     if other is None:
         return lattice
-    centre = np.array([shape[1] / 2, shape[0] / 2])
 
     def off_centre(found: tuple) -> float:
         middle = apply_homography(found[0], [[found[1] / 2, found[1] / 2]])[0]
@@ -844,7 +858,12 @@ def _parallel_direction(seg: _Segments, member: np.ndarray, direction: float) ->
 
 
 def _find_lattice(
-    segs: np.ndarray, shape: tuple[int, int], grid: int | str, focus: Focus = CENTRAL, tiles: float = 1.0
+    segs: np.ndarray,
+    shape: tuple[int, int],
+    grid: int | str,
+    focus: Focus = CENTRAL,
+    tiles: float = 1.0,
+    peaks: int = DIRECTION_PEAKS,
 ):
     """Lattice of the most central kingdom: (grid -> work-image homography, N, others) or None.
 
@@ -862,7 +881,8 @@ def _find_lattice(
     long_weights = seg.weights * np.minimum(seg.lengths * norm / 40.0, 3.0)
     pairs = list(
         dict.fromkeys(
-            _dominant_directions(seg.angles, seg.weights) + _dominant_directions(seg.angles, long_weights)
+            _dominant_directions(seg.angles, seg.weights, peaks)
+            + _dominant_directions(seg.angles, long_weights, peaks)
         )
     )
     rng = np.random.default_rng(0)

@@ -47,7 +47,6 @@ def test_generated_table_photo_is_located_within_a_quarter_square(seed: int) -> 
     ("seed", "width_range"),
     [
         (20052, (0.15, 0.7)),  # dim photo, noisy dark table: the whole-photo search alone finds no lattice
-        (30023, (0.15, 0.7)),  # the whole-photo search first fits another kingdom cut off by the photo's edge
         # small kingdom (squares ~37 px) on wood grain: even the half-photo windows see too few closed
         # cells; a small window at the photo's centre finds it
         (41023, (0.15, 0.25)),
@@ -64,6 +63,24 @@ def test_kingdom_missed_by_the_whole_photo_search_is_found_window_by_window(
     located = locate_kingdom(photo)
     assert "locate.windows" in located.timings
     assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        30023,  # the whole-photo search first fits another kingdom, cut off by the photo's edge
+        60047,  # a complete kingdom off the centre, square to the table's grain; the central one is turned
+    ],
+)
+def test_the_central_kingdom_is_found_beside_one_the_search_fits_first(seed: int) -> None:
+    """As the scanner decodes the photo (JPEG, at most DECODE_MAX_SIDE pixels)."""
+    scene = generate_scene(seed)
+    _, truth_corners = scene.upright()
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    photo = load_photo(data, max_side=DECODE_MAX_SIDE).image
+    located = locate_kingdom(photo)
+    scale = photo.shape[1] / scene.image.shape[1]
+    assert corner_error(located.corners / scale, truth_corners, located.grid_size) < 0.25
 
 
 def test_mighty_duel_kingdom_is_found_as_seven_by_seven_and_can_be_forced() -> None:
