@@ -307,7 +307,10 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     height, width = image.shape[:2]
     full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     coarse = _coarse_search(image, grid, grayscale, timings)
-    found = _confirm(full, *coarse, timings) if coarse is not None and coarse[-1] else None
+    # the fast path decides alone only on a kingdom at the photo's centre: on its small copy a dim or
+    # turned kingdom in the middle can go unseen beside another one (the full search then compares both)
+    central = coarse is not None and _covers(coarse[0], coarse[1], (width / 2, height / 2))
+    found = _confirm(full, *coarse, timings) if central and coarse[-1] else None
     if found is None:  # "locate.coarse": time lost on a refused, unsure or skipped fast path
         timings = {"locate.coarse": time.perf_counter() - start}
         try:
