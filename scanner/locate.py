@@ -483,6 +483,17 @@ def _full_search(
                 (error for error in [refusal, *refusals] if str(error) != NOT_FOUND), refusal
             ) from None
         grid_to_work, size, others = found
+    else:
+        if not _covers(grid_to_work, size, (gray.shape[1] / 2, gray.shape[0] / 2)):
+            # a kingdom off the photo's centre: the windows, the most central first, can hold another one
+            # whose lattice the whole photo's segments do not close (holes, faint seams beside a sharper one)
+            t1 = time.perf_counter()
+            nearer, _ = _search_windows(work, gray, segs, grid, grayscale, scale)
+            timings["locate.windows"] = time.perf_counter() - t1
+            if nearer is not None and not _covers(grid_to_work, size, _middle(nearer)):
+                grid_to_work, size, others = _more_central_of(
+                    (grid_to_work, size, others), nearer, gray.shape
+                )
     # last pass on the photo itself (not the reduced copy), finer: the frame lines to a pixel or so
     t0 = time.perf_counter()
     to_work = np.diag([scale, scale, 1.0])
@@ -755,12 +766,23 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
         other = _find_lattice(segs[outside], shape, grid, focus=CENTRAL, peaks=SECOND_SEARCH_PEAKS)
     if other is None and outside.sum() >= 12:
         other = _find_lattice(segs[outside], shape, grid, focus=None)
-    if other is None:
-        return lattice
+    return lattice if other is None else _more_central_of(lattice, other, shape)
+
+
+def _middle(found: tuple) -> tuple[float, float]:
+    """The centre of a found kingdom's frame (grid -> image homography, N, ...) in image pixels."""
+    x, y = apply_homography(found[0], [[found[1] / 2, found[1] / 2]])[0]
+    return float(x), float(y)
+
+
+def _more_central_of(lattice: tuple, other: tuple, shape: tuple[int, int]) -> tuple:
+    """Of two kingdoms found in one image (grid -> image homography, N, others), the one nearer its
+    centre, with the other's centre among its others; ``lattice`` when ``other``'s squares are not about
+    the same size (then it is not another kingdom but, say, a lattice in the table's pattern)."""
+    centre = np.array([shape[1] / 2, shape[0] / 2])
 
     def off_centre(found: tuple) -> float:
-        middle = apply_homography(found[0], [[found[1] / 2, found[1] / 2]])[0]
-        return float(np.linalg.norm(middle - centre))
+        return float(np.linalg.norm(np.subtract(_middle(found), centre)))
 
     def square_px(found: tuple) -> float:
         return _square_px(frame_corners(found[0], found[1]), found[1])
