@@ -345,15 +345,9 @@ def _more_central(full: np.ndarray, found: tuple, coarse: tuple, timings: dict[s
     """The full search's kingdom, or the fast path's unsure one when that is another kingdom, nearer the
     photo's centre and confirmed on the photo (the most central kingdom is the one scanned)."""
     grid_to_image, size, others = found
-    middle = apply_homography(coarse[0], [[coarse[1] / 2, coarse[1] / 2]])
-    if _covers(grid_to_image, size, tuple(middle[0])):
+    if _covers(grid_to_image, size, _middle(coarse)):
         return found  # the same kingdom
-    centre = np.array([full.shape[1] / 2, full.shape[0] / 2])
-    found_middle = apply_homography(grid_to_image, [[size / 2, size / 2]])
-    ratio = _square_px(frame_corners(coarse[0], coarse[1]), coarse[1]) / _square_px(
-        frame_corners(grid_to_image, size), size
-    )
-    if np.linalg.norm(middle - centre) >= np.linalg.norm(found_middle - centre) or not 0.6 < ratio < 1.6:
+    if _off_centre(coarse, full.shape) >= _off_centre(found, full.shape) or not _alike_squares(coarse, found):
         return found
     spent: dict[str, float] = {}
     confirmed = _confirm(full, *coarse, spent)
@@ -361,7 +355,7 @@ def _more_central(full: np.ndarray, found: tuple, coarse: tuple, timings: dict[s
     if confirmed is None:
         return found
     grid_to_other, other_size, other_others = confirmed
-    apart = apply_homography(np.linalg.inv(grid_to_other), found_middle)
+    apart = apply_homography(np.linalg.inv(grid_to_other), [_middle(found)])
     return grid_to_other, other_size, np.concatenate([other_others, apart])
 
 
@@ -760,11 +754,12 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
     to_grid = np.linalg.inv(grid_to_work)
     mids = apply_homography(to_grid, (segs[:, :2] + segs[:, 2:]) / 2)
     outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
-    centre = np.array([shape[1] / 2, shape[0] / 2])
+    if outside.sum() < 12:
+        return lattice
     other = None
-    if outside.sum() >= 12 and not _covers(grid_to_work, size, tuple(centre)):
+    if not _covers(grid_to_work, size, (shape[1] / 2, shape[0] / 2)):
         other = _find_lattice(segs[outside], shape, grid, focus=CENTRAL, peaks=SECOND_SEARCH_PEAKS)
-    if other is None and outside.sum() >= 12:
+    if other is None:
         other = _find_lattice(segs[outside], shape, grid, focus=None)
     return lattice if other is None else _more_central_of(lattice, other, shape)
 
@@ -775,22 +770,27 @@ def _middle(found: tuple) -> tuple[float, float]:
     return float(x), float(y)
 
 
+def _off_centre(found: tuple, shape: tuple[int, ...]) -> float:
+    """Distance (pixels) from a found kingdom's centre to the centre of its (height, width, ...) image."""
+    return float(np.linalg.norm(np.subtract(_middle(found), (shape[1] / 2, shape[0] / 2))))
+
+
+def _alike_squares(other: tuple, found: tuple) -> bool:
+    """Whether ``other``'s squares are about as large as ``found``'s (else it is no second kingdom but,
+    say, a lattice in the table's pattern)."""
+    ratio = _square_px(frame_corners(other[0], other[1]), other[1]) / _square_px(
+        frame_corners(found[0], found[1]), found[1]
+    )
+    return 0.6 < ratio < 1.6
+
+
 def _more_central_of(lattice: tuple, other: tuple, shape: tuple[int, int]) -> tuple:
     """Of two kingdoms found in one image (grid -> image homography, N, others), the one nearer its
-    centre, with the other's centre among its others; ``lattice`` when ``other``'s squares are not about
-    the same size (then it is not another kingdom but, say, a lattice in the table's pattern)."""
-    centre = np.array([shape[1] / 2, shape[0] / 2])
-
-    def off_centre(found: tuple) -> float:
-        return float(np.linalg.norm(np.subtract(_middle(found), centre)))
-
-    def square_px(found: tuple) -> float:
-        return _square_px(frame_corners(found[0], found[1]), found[1])
-
-    ratio = square_px(other) / square_px(lattice)
-    if not 0.6 < ratio < 1.6:
+    centre, with the other's centre among its others; ``lattice`` when their squares are not alike."""
+    if not _alike_squares(other, lattice):
         return lattice
-    chosen, apart = (other, lattice) if off_centre(other) < off_centre(lattice) else (lattice, other)
+    other_nearer = _off_centre(other, shape) < _off_centre(lattice, shape)
+    chosen, apart = (other, lattice) if other_nearer else (lattice, other)
     to_chosen = np.linalg.inv(chosen[0])
     others = [chosen[2], apply_homography(to_chosen @ apart[0], [[apart[1] / 2, apart[1] / 2], *apart[2]])]
     return chosen[0], chosen[1], np.concatenate(others)
