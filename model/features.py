@@ -221,10 +221,14 @@ def _lbp_features(gray: np.ndarray) -> np.ndarray:
     return np.hstack(parts)
 
 
-_STEPS_Y, _STEPS_X = np.meshgrid(*[np.arange(-255, 256, dtype=np.float32)] * 2, indexing="ij")
-#: Flat (511·511) float32 magnitude and direction of every gradient (y, x) two uint8 pixels can differ by.
-_STEP_MAGNITUDES = np.hypot(_STEPS_Y, _STEPS_X).ravel()
-_STEP_DIRECTIONS = np.arctan2(_STEPS_Y, _STEPS_X).ravel()
+def _step_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Flat (511·511) float32 magnitude and direction of every gradient (y, x) two uint8 pixels can differ
+    by (the meshgrid is only needed to build them)."""
+    steps_y, steps_x = np.meshgrid(*[np.arange(-255, 256, dtype=np.float32)] * 2, indexing="ij")
+    return np.hypot(steps_y, steps_x).ravel(), np.arctan2(steps_y, steps_x).ravel()
+
+
+_STEP_MAGNITUDES, _STEP_DIRECTIONS = _step_tables()
 
 
 def direction_table(binning: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
