@@ -309,7 +309,7 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     coarse = _coarse_search(image, grid, grayscale, timings)
     # the fast path decides alone only on a kingdom at the photo's centre: on its small copy a dim or
     # turned kingdom in the middle can go unseen beside another one (the full search then compares both)
-    central = coarse is not None and _covers(coarse[0], coarse[1], (width / 2, height / 2))
+    central = coarse is not None and _covers_centre(coarse, image.shape)
     found = _confirm(full, *coarse, timings) if central and coarse[-1] else None
     if found is None:  # "locate.coarse": time lost on a refused, unsure or skipped fast path
         timings = {"locate.coarse": time.perf_counter() - start}
@@ -478,7 +478,7 @@ def _full_search(
             ) from None
         grid_to_work, size, others = found
     else:
-        if not _covers(grid_to_work, size, (gray.shape[1] / 2, gray.shape[0] / 2)):
+        if not _covers_centre((grid_to_work, size), gray.shape):
             # a kingdom off the photo's centre: the windows, the most central first, can hold another one
             # whose lattice the whole photo's segments do not close (holes, faint seams beside a sharper one)
             t1 = time.perf_counter()
@@ -704,6 +704,16 @@ def _covers(grid_to_work: np.ndarray, size: int, point: tuple[float, float]) -> 
     return bool(0 <= col <= size and 0 <= row <= size)
 
 
+def _image_centre(shape: tuple[int, ...]) -> tuple[float, float]:
+    """The centre (x, y) of an image of shape (height, width, ...)."""
+    return shape[1] / 2, shape[0] / 2
+
+
+def _covers_centre(found: tuple, shape: tuple[int, ...]) -> bool:
+    """Whether a found kingdom's frame (grid -> image homography, N, ...) covers its image's centre."""
+    return _covers(found[0], found[1], _image_centre(shape))
+
+
 #: Half-sides (in the photo's longest side) of the windows searched around the centre and the
 #: colourful patches: a kingdom 15-25 % of the photo wide, then its middle only.
 SMALL_WINDOWS = (0.15, 0.1)
@@ -757,7 +767,7 @@ def _most_central(segs: np.ndarray, shape: tuple[int, int], grid: int | str, lat
     if outside.sum() < 12:
         return lattice
     other = None
-    if not _covers(grid_to_work, size, (shape[1] / 2, shape[0] / 2)):
+    if not _covers_centre(lattice, shape):
         other = _find_lattice(segs[outside], shape, grid, focus=CENTRAL, peaks=SECOND_SEARCH_PEAKS)
     if other is None:
         other = _find_lattice(segs[outside], shape, grid, focus=None)
@@ -772,7 +782,7 @@ def _middle(found: tuple) -> tuple[float, float]:
 
 def _off_centre(found: tuple, shape: tuple[int, ...]) -> float:
     """Distance (pixels) from a found kingdom's centre to the centre of its (height, width, ...) image."""
-    return float(np.linalg.norm(np.subtract(_middle(found), (shape[1] / 2, shape[0] / 2))))
+    return float(np.linalg.norm(np.subtract(_middle(found), _image_centre(shape))))
 
 
 def _alike_squares(other: tuple, found: tuple) -> bool:
