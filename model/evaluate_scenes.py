@@ -39,14 +39,18 @@ def evaluate(
     verbose: bool = False,
     grid_size: int = 5,
     compare_table: bool = True,
+    width_range: tuple[float, float] | None = None,
 ) -> dict:
+    """The figures above for ``count`` scenes from ``seed``; ``width_range``: the kingdom's share of the
+    photo's width (the generator's default when None)."""
+    widths = {} if width_range is None else {"width_range": width_range}
     scanner = KingdomScanner(compare_table=compare_table)
     located = 0
     errors, per_photo, failures = [], [], []
     terrain_ok = crowns_ok = squares = boards_right = boards_score = misread = misread_unflagged = 0
     stages: dict[str, list[float]] = defaultdict(list)
     for index in range(count):
-        scene = generate_scene(seed + index, size=size, grid_size=grid_size)
+        scene = generate_scene(seed + index, size=size, grid_size=grid_size, **widths)
         truth_kingdom, truth_corners = scene.upright()
         data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
         try:
@@ -104,6 +108,9 @@ def evaluate(
         "grid_size": grid_size,
         "seeds": f"{seed}..{seed + count - 1}",
         "size": "random (1280×960 … 4032×3024)" if size is None else f"{size[0]}×{size[1]}",
+        "kingdom_width": "generator default (0.15–0.70)"
+        if width_range is None
+        else f"{width_range[0]:g}–{width_range[1]:g}",
         "located": located,
         "located_pct": round(100 * located / count, 1),
         "median_corner_error_squares": round(float(np.median(errors)), 3) if errors else None,
@@ -127,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=10_000)
     parser.add_argument("--size", help="WIDTHxHEIGHT of every photo (default: random phone sizes)")
     parser.add_argument("--grid-size", type=int, choices=(5, 7), default=5, help="7 = Mighty Duel kingdoms")
+    parser.add_argument(
+        "--width",
+        type=float,
+        nargs=2,
+        metavar=("MIN", "MAX"),
+        help="the kingdom's share of the photo's width (default 0.15 0.7; 0.08 0.15: small kingdoms)",
+    )
     parser.add_argument("--verbose", action="store_true", help="one line per scene on stderr")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument(
@@ -135,13 +149,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
     started = time.perf_counter()
-    report = evaluate(args.count, args.seed, size, args.verbose, args.grid_size, not args.without_table)
+    report = evaluate(
+        args.count,
+        args.seed,
+        size,
+        args.verbose,
+        args.grid_size,
+        not args.without_table,
+        tuple(args.width) if args.width else None,
+    )
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     if args.json:
         print(json.dumps(report))
         return 0
     print(
-        f"Generated table scenes: {report['photos']} photos, seeds {report['seeds']}, size {report['size']}"
+        f"Generated table scenes: {report['photos']} photos, seeds {report['seeds']}, size {report['size']}, "
+        f"kingdom {report['kingdom_width']} of the photo's width"
     )
     print(f"  located (all 4 corners within 1/4 square): {report['located']} ({report['located_pct']} %)")
     print(f"  median corner error: {report['median_corner_error_squares']} squares")

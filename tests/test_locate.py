@@ -136,6 +136,28 @@ def test_empty_table_is_not_a_kingdom() -> None:
     assert caught.value.overlay.shape == (1200, 1600, 3)  # what the search saw, for the page and --debug-dir
 
 
+def test_a_kingdom_too_small_for_the_whole_photo_is_found_in_an_enlarged_window() -> None:
+    # a kingdom 8 % of the photo wide (squares of about 25 px): no lattice on the whole photo's work copy
+    # nor in its windows; the window around its most central colourful patch, enlarged 2.5 times, holds it
+    scene = generate_scene(3, size=SIZE, width_range=(0.075, 0.085))
+    _, truth_corners = scene.upright()
+    located = locate_kingdom(scene.image)
+    assert "locate.zoomed" in located.timings
+    assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
+    assert located.square_px < 30  # in the photo's own pixels, not the enlarged window's
+
+
+def test_a_plain_table_is_not_searched_again_enlarged(monkeypatch) -> None:
+    import scanner.locate as locate
+
+    table = _table(0)
+    assert locate._colourful_patches(table, locate.ZOOM_MIN_SPREAD) == []
+    monkeypatch.setattr(
+        locate, "_locate", lambda *args: pytest.fail("a window of a plain table was searched")
+    )
+    assert locate._locate_zoomed(table, "auto", False) is None
+
+
 def test_chessboard_is_a_lattice_but_not_a_kingdom() -> None:
     board = np.kron((np.indices((8, 8)).sum(0) % 2).astype(np.uint8), np.ones((70, 70), np.uint8))
     board = cv2.cvtColor(np.where(board == 1, 30, 220).astype(np.uint8), cv2.COLOR_GRAY2BGR)
