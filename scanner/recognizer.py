@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from scanner.errors import ScanError
@@ -140,20 +141,21 @@ class KingdomScanner:
         homography = located.homography
         notes = list(located.notes)
         t0 = time.perf_counter()
-        distances = self._table_distances(image, homography, n)  # for the slide and the reading
+        seen = brightened(image, homography, n)  # the photo as the table comparison and classifier see it
+        distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n)
         if slide != (0, 0):
             homography = moved_frame(homography, *slide)
             notes.append(SLID_FRAME_NOTE)
-            distances = self._table_distances(image, homography, n)
+            distances = self._table_distances(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
         kingdom, readings, flagged, rectified, probabilities = self._read(
-            image, homography, n, timings, distances
+            seen, homography, n, timings, distances
         )
         shift = castle_shift(kingdom)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
-            again = self._read(image, moved, n, {}, self._table_distances(image, moved, n))
+            again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n))
             castle = _castle(kingdom)
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(kingdom):  # no tile lost
@@ -226,6 +228,26 @@ class KingdomScanner:
         kingdom, readings, flagged = _decode(probabilities)
         timings["decode_score"] = time.perf_counter() - t0
         return kingdom, readings, flagged, rectified, probabilities
+
+
+#: A kingdom darker than every training photo is brightened before it is compared with the table and
+#: its squares are read: when the brightest 1 % of its pixels are under DARK_BELOW in Lab lightness
+#: (uint8; the 55 boards and the tile photos of 5 or more tiles reach 155 and more), the photo is scaled
+#: so they reach BRIGHTEN_TO, at most MAX_BRIGHTEN times. In such a photo the classifier takes dark forests
+#: for lakes, and the table comparison dark squares for a dark table; a photo within the range is untouched.
+DARK_BELOW = 150.0
+BRIGHTEN_TO = 190.0
+MAX_BRIGHTEN = 3.0
+
+
+def brightened(image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray:
+    """The BGR photo, brightened when the kingdom in its N×N frame (grid -> image ``homography``) is darker
+    than any photo the classifier learnt from (see DARK_BELOW); otherwise the same array."""
+    kingdom = rectify(image, homography, n)
+    top = float(np.percentile(cv2.cvtColor(kingdom, cv2.COLOR_BGR2LAB)[..., 0], 99))
+    if top >= DARK_BELOW:
+        return image
+    return cv2.convertScaleAbs(image, alpha=min(MAX_BRIGHTEN, BRIGHTEN_TO / max(top, 1.0)))
 
 
 def castle_shift(kingdom: Kingdom) -> tuple[int, int]:

@@ -13,9 +13,10 @@ from scan_fakes import ColourClassifier, UnsureColourClassifier
 from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.kingdom import Kingdom
-from scanner.recognizer import UNFAMILIAR_NOTE, KingdomScanner, castle_shift
+from scanner.recognizer import DARK_BELOW, UNFAMILIAR_NOTE, KingdomScanner, brightened, castle_shift
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +86,32 @@ def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
     assert worst_corner(result.corners, np.array(truth["corners"]), result.grid_size) < 0.25
     right = sum(result.kingdom[cell] == square for cell, square in expected.cells())
     assert right >= 23, f"\n{result.kingdom.to_text()}vs truth\n{expected.to_text()}"
+
+
+def darkened(image: np.ndarray) -> np.ndarray:
+    """A photo taken far too dark: contrast cut by a quarter and everything 33 levels darker."""
+    pixels = image.astype(np.float32)
+    return np.clip((pixels - pixels.mean()) * 0.75 + pixels.mean() - 33, 0, 255).astype(np.uint8)
+
+
+def test_only_a_kingdom_darker_than_the_training_photos_is_brightened() -> None:
+    board = cv2.imread(str(BOARDS / "1.jpg"))  # a training photo: as it is
+    homography = np.diag([100.0, 100.0, 1.0])  # grid -> pixels of the 500 px cropped board
+    assert brightened(board, homography, 5) is board
+    dark = darkened(board)
+    lighter = brightened(dark, homography, 5)
+    top = np.percentile(cv2.cvtColor(lighter, cv2.COLOR_BGR2LAB)[..., 0], 99)
+    assert lighter.shape == dark.shape and lighter.mean() > 1.3 * dark.mean() and top >= DARK_BELOW
+
+
+def test_a_photo_darker_than_any_training_photo_is_read_like_the_photo_in_good_light() -> None:
+    """With the packaged model: in the dark copy the forests read as lakes or empty table unless the
+    kingdom is brightened first (5 of the 25 squares)."""
+    scene = generate_scene(30, size=(1600, 1200))
+    scanner = KingdomScanner()
+    light = scanner.scan(scene.image).kingdom
+    dark = scanner.scan(darkened(scene.image)).kingdom
+    assert dark.to_text() == light.to_text() == scene.upright()[0].to_text()
 
 
 def test_castle_shift_moves_the_frame_only_across_empty_edge_lines_towards_the_centre() -> None:
