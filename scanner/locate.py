@@ -290,7 +290,7 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
     """
     trace = _Trace()
     try:
-        return _locate(image, grid, grayscale, trace)
+        located = _locate(image, grid, grayscale, trace)
     except KingdomNotFoundError as error:
         if str(error) == NOT_FOUND and image is not None and image.ndim == 3:
             zoomed = _locate_zoomed(image, grid, grayscale)
@@ -301,6 +301,25 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
 
             error.overlay = draw_search(trace.work, trace.segments, trace.candidate)
         raise
+    return _central_instead(image, grid, grayscale, located)
+
+
+def _central_instead(image: np.ndarray, grid: int | str, grayscale: bool, located: Located) -> Located:
+    """``located``, or the kingdom at the photo's centre when ``located`` lies beside it: a kingdom in
+    the middle that every search missed (faint, or small beside a larger one) may show in the central
+    window enlarged. The central one is taken when it covers the photo's centre and has squares about as
+    large."""
+    centre = _image_centre(image.shape)
+    if _covers(located.homography, located.grid_size, centre):
+        return located
+    central = _locate_zoomed(image, grid, grayscale, [(0.5, 0.5)])
+    if central is None or not _covers(central.homography, central.grid_size, centre):
+        return located
+    if not 0.6 < central.square_px / located.square_px < 1.6:  # a lattice in the table's pattern, say
+        return located
+    central.notes = [TWO_KINGDOMS_NOTE]
+    central.timings = {**located.timings, "locate.zoomed": central.timings["locate.zoomed"]}
+    return central
 
 
 #: A kingdom too small for the searches above (squares under about 35 px on the WORK_SIDE copy: a photo
@@ -314,15 +333,22 @@ MAX_ZOOM = 3.0
 ZOOM_MIN_SPREAD = 8.0
 
 
-def _locate_zoomed(image: np.ndarray, grid: int | str, grayscale: bool) -> Located | None:
-    """The kingdom found in an enlarged window of the photo (the most central window first), in the
-    photo's pixels; None when no window holds one."""
+def _locate_zoomed(
+    image: np.ndarray, grid: int | str, grayscale: bool, centres: list[tuple[float, float]] | None = None
+) -> Located | None:
+    """The kingdom found in an enlarged window of the photo, in the photo's pixels; None when no window
+    holds one. The windows lie around ``centres`` (0-1 photo units), by default the colourful patches,
+    the most central first."""
     start = time.perf_counter()
     height, width = image.shape[:2]
     half = round(ZOOM_HALF_SIDE * max(height, width))
     zoom = min(MAX_ZOOM, WORK_SIDE / (2 * half))  # 2.5 times (or MAX_ZOOM) the whole photo's work copy
-    patches = _colourful_patches(image, ZOOM_MIN_SPREAD)
-    for x, y in sorted(patches, key=lambda xy: math.hypot((xy[0] - 0.5) * width, (xy[1] - 0.5) * height)):
+    if centres is None:
+        centres = sorted(
+            _colourful_patches(image, ZOOM_MIN_SPREAD),
+            key=lambda xy: math.hypot((xy[0] - 0.5) * width, (xy[1] - 0.5) * height),
+        )
+    for x, y in centres:
         left = int(np.clip(x * width - half, 0, max(0, width - 2 * half)))
         top = int(np.clip(y * height - half, 0, max(0, height - 2 * half)))
         window = image[top : top + 2 * half, left : left + 2 * half]

@@ -72,6 +72,7 @@ def test_kingdom_missed_by_the_whole_photo_search_is_found_window_by_window(
         60047,  # a complete kingdom off the centre, square to the table's grain; the central one is turned
         70091,  # the fast path's small copy sees only a kingdom cut off by the photo's edge, not the dim one
         60081,  # the central kingdom's holes keep the whole photo's segments from closing its lattice
+        60044,  # no search sees the faint central kingdom beside another; the central window enlarged does
     ],
 )
 def test_the_central_kingdom_is_found_beside_one_the_search_fits_first(seed: int) -> None:
