@@ -307,8 +307,8 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
 def _central_instead(image: np.ndarray, grid: int | str, grayscale: bool, located: Located) -> Located:
     """``located``, or the kingdom at the photo's centre when ``located`` lies beside it: a kingdom in
     the middle that every search missed (faint, or small beside a larger one) may show in the central
-    window enlarged. The central one is taken when it covers the photo's centre and has squares about as
-    large."""
+    window enlarged. The central one is taken when it covers the photo's centre, has squares about as
+    large and lies apart from ``located``."""
     centre = _image_centre(image.shape)
     if _covers(located.homography, located.grid_size, centre):
         return located
@@ -316,6 +316,8 @@ def _central_instead(image: np.ndarray, grid: int | str, grayscale: bool, locate
     if central is None or not _covers(central.homography, central.grid_size, centre):
         return located
     if not 0.6 < central.square_px / located.square_px < 1.6:  # a lattice in the table's pattern, say
+        return located
+    if _overlap(central, located):  # the same kingdom framed anew, part of it and some table: no other
         return located
     central.notes = [TWO_KINGDOMS_NOTE]
     central.timings = {**located.timings, "locate.zoomed": central.timings["locate.zoomed"]}
@@ -331,6 +333,14 @@ def _central_instead(image: np.ndarray, grid: int | str, grayscale: bool, locate
 ZOOM_HALF_SIDE = 0.2
 MAX_ZOOM = 3.0
 ZOOM_MIN_SPREAD = 8.0
+
+
+def _overlap(one: Located, other: Located) -> bool:
+    """Whether either frame covers the other's middle."""
+    return any(
+        _covers(a.homography, a.grid_size, tuple(apply_homography(b.homography, [[b.grid_size / 2] * 2])[0]))
+        for a, b in ((one, other), (other, one))
+    )
 
 
 def _locate_zoomed(
