@@ -309,15 +309,15 @@ def _central_instead(image: np.ndarray, grid: int | str, grayscale: bool, locate
     the middle that every search missed (faint, or small beside a larger one) may show in the central
     window enlarged. The central one is taken when it covers the photo's centre, has squares about as
     large and lies apart from ``located``."""
-    centre = _image_centre(image.shape)
-    if _covers(located.homography, located.grid_size, centre):
+    first = _found(located)
+    if _covers_centre(first, image.shape):
         return located
     central = _locate_zoomed(image, grid, grayscale, [(0.5, 0.5)])
-    if central is None or not _covers(central.homography, central.grid_size, centre):
+    if central is None or not _covers_centre(_found(central), image.shape):
         return located
-    if not 0.6 < central.square_px / located.square_px < 1.6:  # a lattice in the table's pattern, say
+    if not _alike_squares(_found(central), first):  # a lattice in the table's pattern, say
         return located
-    if _overlap(central, located):  # the same kingdom framed anew, part of it and some table: no other
+    if _overlap(_found(central), first):  # the same kingdom framed anew, part of it and some table: no other
         return located
     central.notes = [TWO_KINGDOMS_NOTE]
     central.timings = {**located.timings, "locate.zoomed": central.timings["locate.zoomed"]}
@@ -335,12 +335,14 @@ MAX_ZOOM = 3.0
 ZOOM_MIN_SPREAD = 8.0
 
 
-def _overlap(one: Located, other: Located) -> bool:
-    """Whether either frame covers the other's middle."""
-    return any(
-        _covers(a.homography, a.grid_size, tuple(apply_homography(b.homography, [[b.grid_size / 2] * 2])[0]))
-        for a, b in ((one, other), (other, one))
-    )
+def _found(located: Located) -> tuple[np.ndarray, int]:
+    """A located kingdom as the searches pass a found one: (grid -> image homography, N)."""
+    return located.homography, located.grid_size
+
+
+def _overlap(one: tuple, other: tuple) -> bool:
+    """Whether either found kingdom's frame (grid -> image homography, N, ...) covers the other's middle."""
+    return _covers(one[0], one[1], _middle(other)) or _covers(other[0], other[1], _middle(one))
 
 
 def _locate_zoomed(
@@ -358,14 +360,13 @@ def _locate_zoomed(
             _colourful_patches(image, ZOOM_MIN_SPREAD),
             key=lambda xy: math.hypot((xy[0] - 0.5) * width, (xy[1] - 0.5) * height),
         )
+    # a photo over 4000 px: the window is shrunk, but still searched finer than the whole photo was
+    interpolation = cv2.INTER_AREA if zoom < 1 else cv2.INTER_LINEAR
     for x, y in centres:
         left = int(np.clip(x * width - half, 0, max(0, width - 2 * half)))
         top = int(np.clip(y * height - half, 0, max(0, height - 2 * half)))
         window = image[top : top + 2 * half, left : left + 2 * half]
-        shrinking = zoom < 1  # a photo over 4000 px: the window is still searched finer than the whole was
-        enlarged = cv2.resize(
-            window, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
-        )
+        enlarged = cv2.resize(window, None, fx=zoom, fy=zoom, interpolation=interpolation)
         try:
             found = _locate(enlarged, grid, grayscale, _Trace())
         except KingdomNotFoundError:

@@ -87,11 +87,11 @@ def test_the_central_kingdom_is_found_beside_one_the_search_fits_first(seed: int
 
 
 def test_a_frame_over_part_of_the_kingdom_found_is_no_other_kingdom() -> None:
-    from scanner.locate import Located, _grid_to, _overlap
+    from scanner.locate import _grid_to, _overlap
 
-    def frame(left: float, top: float) -> Located:  # a 5×5 frame of 100 px squares
+    def frame(left: float, top: float) -> tuple[np.ndarray, int]:  # a 5×5 frame of 100 px squares
         corners = np.array([[left, top], [left + 500, top], [left + 500, top + 500], [left, top + 500]])
-        return Located(5, corners, _grid_to(corners, 5), 100.0)
+        return _grid_to(corners, 5), 5
 
     assert _overlap(frame(0, 0), frame(150, 150))  # one and a half squares off: the same kingdom
     assert not _overlap(frame(0, 0), frame(520, 40))  # beside it
