@@ -18,12 +18,13 @@ from collections import defaultdict
 import cv2
 import numpy as np
 
-from model.scenes import generate_scene, rotate_kingdom
+from model.scenes import generate_scene, rotate_kingdom, with_reflections
 from scanner.errors import ScanError
 from scanner.recognizer import KingdomScanner
 from scanner.scoring import score_kingdom
 
 LOCATED_TOLERANCE = 0.25  # squares
+GLARE_SEED = 500_000  # added to the scene's seed for its reflections (--glare)
 
 
 def corner_errors(found: np.ndarray, truth: np.ndarray, grid_size: int) -> np.ndarray:
@@ -40,9 +41,10 @@ def evaluate(
     grid_size: int = 5,
     compare_table: bool = True,
     width_range: tuple[float, float] | None = None,
+    glare: bool = False,
 ) -> dict:
     """The figures above for ``count`` scenes from ``seed``; ``width_range``: the kingdom's share of the
-    photo's width (the generator's default when None)."""
+    photo's width (the generator's default when None); ``glare``: lamps' reflections on the tiles."""
     widths = {} if width_range is None else {"width_range": width_range}
     scanner = KingdomScanner(compare_table=compare_table)
     located = 0
@@ -52,7 +54,8 @@ def evaluate(
     for index in range(count):
         scene = generate_scene(seed + index, size=size, grid_size=grid_size, **widths)
         truth_kingdom, truth_corners = scene.upright()
-        data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+        image = with_reflections(scene, GLARE_SEED + seed + index) if glare else scene.image
+        data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
         try:
             result = scanner.scan(data, name=f"scene-{seed + index}")
         except ScanError as error:
@@ -111,6 +114,7 @@ def evaluate(
         "kingdom_width": "generator default (0.15–0.70)"
         if width_range is None
         else f"{width_range[0]:g}–{width_range[1]:g}",
+        "glare": glare,
         "located": located,
         "located_pct": round(100 * located / count, 1),
         "median_corner_error_squares": round(float(np.median(errors)), 3) if errors else None,
@@ -146,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--without-table", action="store_true", help="read squares without the table around the kingdom"
     )
+    parser.add_argument(
+        "--glare", action="store_true", help="add 1-3 reflections of a lamp on the kingdom's tiles"
+    )
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
     started = time.perf_counter()
@@ -157,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         args.grid_size,
         not args.without_table,
         tuple(args.width) if args.width else None,
+        args.glare,
     )
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     if args.json:
@@ -165,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"Generated table scenes: {report['photos']} photos, seeds {report['seeds']}, size {report['size']}, "
         f"kingdom {report['kingdom_width']} of the photo's width"
+        + (", lamps' reflections on the tiles" if report["glare"] else "")
     )
     print(f"  located (all 4 corners within 1/4 square): {report['located']} ({report['located_pct']} %)")
     print(f"  median corner error: {report['median_corner_error_squares']} squares")

@@ -521,6 +521,28 @@ def _photo_effects(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def with_reflections(scene: Scene, seed: int) -> np.ndarray:
+    """The scene's photo with 1-3 reflections of a lamp on the glossy tiles: soft, nearly white ellipses
+    up to about a square long, anywhere on the kingdom (``evaluate_scenes --glare``; the seed makes them
+    the same each run without changing the scene itself)."""
+    rng = np.random.default_rng(seed)
+    image = scene.image.astype(np.float32)
+    corners = scene.corners
+    n = scene.kingdom.grid_size
+    square = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1))) / n
+    for _ in range(int(rng.integers(1, 4))):
+        u, v = rng.uniform(0.1, 0.9, size=2)
+        top, bottom = corners[0] + u * (corners[1] - corners[0]), corners[3] + u * (corners[2] - corners[3])
+        centre = top + v * (bottom - top)
+        long_axis = rng.uniform(0.3, 1.0) * square
+        axes = (int(long_axis), max(1, int(long_axis * rng.uniform(0.35, 1.0))))
+        mask = np.zeros(image.shape[:2], np.float32)
+        cv2.ellipse(mask, (int(centre[0]), int(centre[1])), axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
+        mask = rng.uniform(0.7, 0.95) * np.clip(1.5 * cv2.GaussianBlur(mask, (0, 0), axes[1] / 2 + 1), 0, 1)
+        image = image * (1 - mask[..., None]) + 250.0 * mask[..., None]
+    return (image + 0.5).astype(np.uint8)
+
+
 def scene_truth(scene: Scene) -> dict:
     """The JSON ground truth of a scene, in the scanner's convention (grid as seen upright)."""
     kingdom, corners = scene.upright()

@@ -13,7 +13,15 @@ from scan_fakes import ColourClassifier, UnsureColourClassifier
 from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.kingdom import Kingdom
-from scanner.recognizer import DARK_BELOW, UNFAMILIAR_NOTE, KingdomScanner, brightened, castle_shift
+from scanner.recognizer import (
+    DARK_BELOW,
+    GLARE_NOTE,
+    UNFAMILIAR_NOTE,
+    KingdomScanner,
+    brightened,
+    castle_shift,
+    glare_squares,
+)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
@@ -59,6 +67,51 @@ def test_a_photo_read_mostly_unsure_is_flagged_whole_with_a_note(fake_scanner, s
     unsure = KingdomScanner(classifier=UnsureColourClassifier()).scan(scene.image)
     assert UNFAMILIAR_NOTE in unsure.notes and unsure.flagged.all()
     assert str(unsure.kingdom) == str(sure.kingdom)  # the readings stay; only the review changes
+
+
+def with_glare(image: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:
+    """The image with a lamp's reflection: a soft white ellipse, saturated in its core."""
+    mask = np.zeros(image.shape[:2], np.float32)
+    cv2.ellipse(mask, centre, axes, 30, 0, 360, 1.0, -1)
+    mask = np.clip(1.5 * cv2.GaussianBlur(mask, (0, 0), axes[1] / 3), 0, 1)[..., None]
+    return (image * (1 - mask) + 250 * mask).astype(np.uint8)
+
+
+def board_kingdoms() -> dict[str, tuple[np.ndarray, Kingdom]]:
+    boards = json.loads((BOARDS.parent / "labels.json").read_text(encoding="utf-8"))["boards"]
+    return {
+        name: (cv2.imread(str(BOARDS / name)), Kingdom.from_dict({"squares": board["grid"]}))
+        for name, board in boards.items()
+    }
+
+
+def test_no_square_of_the_real_boards_is_taken_for_glare() -> None:
+    for name, (image, kingdom) in board_kingdoms().items():
+        assert not glare_squares(image, kingdom).any(), name
+
+
+def test_a_tile_washed_out_by_a_reflection_is_flagged_but_a_white_table_is_not() -> None:
+    image, kingdom = board_kingdoms()["1.jpg"]
+    glared = with_glare(image, (150, 250), (40, 22))  # on square (2, 1)
+    assert np.argwhere(glare_squares(glared, kingdom)).tolist() == [[2, 1]]
+    on_white = np.full_like(image, 245)  # the same tile alone on a white table
+    on_white[:100, :100] = image[200:300, 100:200]
+    lone = Kingdom.from_text("\n".join([kingdom[2, 1].token + " . . . ."] + [". . . . ."] * 4))
+    assert not glare_squares(on_white, lone).any()
+    on_white[:100, :100] = glared[200:300, 100:200]
+    assert np.argwhere(glare_squares(on_white, lone)).tolist() == [[0, 0]]
+
+
+def test_a_scan_with_glare_flags_those_squares_and_says_why(fake_scanner, scene) -> None:
+    plain = fake_scanner.scan(scene.image)
+    truth, corners = scene.upright()
+    centre = corners.mean(axis=0)  # the middle square of the kingdom
+    side = np.linalg.norm(corners[1] - corners[0]) / truth.grid_size
+    glared = with_glare(scene.image, tuple(int(v) for v in centre), (int(0.4 * side), int(0.25 * side)))
+    result = fake_scanner.scan(glared)
+    middle = truth.grid_size // 2
+    assert GLARE_NOTE.format(count=1) in result.notes and GLARE_NOTE.format(count=1) not in plain.notes
+    assert result.flagged[middle, middle] and (result.flagged >= plain.flagged).all()
 
 
 def test_corners_are_in_the_original_photo_pixels_whatever_its_size(fake_scanner, scene) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from model.scenes import generate_scene, rotate_kingdom, scene_truth
+from model.scenes import generate_scene, rotate_kingdom, scene_truth, with_reflections
 from scanner.kingdom import Kingdom, Terrain
 from scanner.locate import upright_rotation
 
@@ -20,6 +21,19 @@ def test_same_seed_same_scene_and_other_seed_other_scene() -> None:
     assert np.array_equal(first.corners, again.corners)
     assert first.kingdom == again.kingdom
     assert not np.array_equal(first.image, other.image)
+
+
+def test_reflections_whiten_the_kingdom_only_and_are_the_same_each_run() -> None:
+    scene = generate_scene(3, size=SMALL)
+    glared = with_reflections(scene, 7)
+    assert np.array_equal(glared, with_reflections(scene, 7))
+    square = np.linalg.norm(scene.corners[1] - scene.corners[0]) / scene.kingdom.grid_size
+    near = np.zeros(SMALL[::-1], np.uint8)
+    cv2.fillPoly(near, [np.int32(scene.corners)], 1)
+    near = cv2.dilate(near, np.ones((int(2 * square),) * 2, np.uint8))  # the kingdom and a square around it
+    changed = np.abs(glared.astype(int) - scene.image).max(axis=2) > 0
+    assert changed.any() and not (changed & (near == 0)).any()
+    assert (glared.astype(int) >= scene.image).all()  # a reflection only adds light
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 5])
