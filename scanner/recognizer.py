@@ -64,14 +64,10 @@ def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
     Squares read as empty show the table, which may be white all over."""
     n = kingdom.grid_size
     white = (rectified.min(axis=2) >= GLARE_LEVEL).astype(np.uint8)
-    square = rectified.shape[0] / n
     glare = np.zeros((n, n), dtype=bool)
-    for (row, col), cell in kingdom.cells():
+    for ((row, col), cell), patch in zip(kingdom.cells(), cut_squares(white, n), strict=True):
         if cell.terrain == Terrain.EMPTY:
             continue
-        patch = white[
-            round(row * square) : round((row + 1) * square), round(col * square) : round((col + 1) * square)
-        ]
         count, _, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
         glare[row, col] = count > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= GLARE_SHARE * patch.size
     return glare
