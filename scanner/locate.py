@@ -293,9 +293,9 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
         located = _locate(image, grid, grayscale, trace)
     except KingdomNotFoundError as error:
         if str(error) == NOT_FOUND and image is not None and image.ndim == 3:
-            zoomed = _locate_zoomed(image, grid, grayscale)
-            if zoomed is not None:
-                return zoomed
+            found = _locate_zoomed(image, grid, grayscale) or _locate_unlike_table(image, grid, grayscale)
+            if found is not None:
+                return found
         if error.overlay is None and trace.work is not None:
             from scanner.overlay import draw_search
 
@@ -333,6 +333,55 @@ def _central_instead(image: np.ndarray, grid: int | str, grayscale: bool, locate
 ZOOM_HALF_SIDE = 0.2
 MAX_ZOOM = 3.0
 ZOOM_MIN_SPREAD = 8.0
+
+
+#: The last search, when every other found no grid: a table with a strong grain (wood, stripes) outvotes
+#: the kingdom's seams in the direction histogram even in windows. The photo's border shows the table, so
+#: only the segments on or near (TABLE_REACH of the copy's longest side, about half a square of a kingdom
+#: half the photo wide) pixels unlike every colour of the border are searched. The colours are compared on
+#: a TABLE_SIDE copy, median-filtered, in Lab with the lightness weighed half (grain and shadows vary it).
+TABLE_SIDE = 640
+TABLE_BORDER = 0.04  # of the copy's longest side: the strip the table's colours are taken from
+TABLE_COLOURS = 6
+TABLE_REACH = 0.06
+
+
+def _locate_unlike_table(image: np.ndarray, grid: int | str, grayscale: bool) -> Located | None:
+    """The kingdom found among the segments unlike the table at the photo's border, or None."""
+    if grayscale or not _colourful_patches(image, ZOOM_MIN_SPREAD):  # a plain table: nothing to find
+        return None
+    start = time.perf_counter()
+    try:
+        found = _locate(image, grid, grayscale, _Trace(), unlike_table=True)
+    except KingdomNotFoundError:
+        return None
+    found.timings["locate.unlike_table"] = time.perf_counter() - start
+    return found
+
+
+def _unlike_table(work: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """Mask of the segments whose middle lies on or near pixels unlike every colour of the photo's border."""
+    factor = TABLE_SIDE / max(work.shape[:2])
+    small = cv2.medianBlur(cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA), 5)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32) * np.float32([0.5, 1, 1])
+    strip = max(4, round(TABLE_BORDER * max(lab.shape[:2])))
+    border = np.concatenate(
+        [lab[:strip], lab[-strip:], lab[:, :strip].swapaxes(0, 1), lab[:, -strip:].swapaxes(0, 1)], axis=None
+    )
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(0)  # k-means++ seeds from OpenCV's generator: the same photo, the same colours
+    _, _, colours = cv2.kmeans(border.reshape(-1, 3), TABLE_COLOURS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    distance = np.linalg.norm(lab.reshape(-1, 1, 3) - colours[None], axis=2).min(axis=1)
+    distance = cv2.blur(distance.reshape(lab.shape[:2]), (7, 7))
+    _, unlike = cv2.threshold(
+        np.clip(4 * distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU
+    )
+    reach = round(TABLE_REACH * TABLE_SIDE) | 1
+    unlike = cv2.dilate(unlike, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    mids = np.clip(
+        ((segs[:, :2] + segs[:, 2:]) / 2 * factor).astype(int), 0, [lab.shape[1] - 1, lab.shape[0] - 1]
+    )
+    return unlike[mids[:, 1], mids[:, 0]] > 0
 
 
 def _found(located: Located) -> tuple[np.ndarray, int]:
@@ -380,14 +429,17 @@ def _locate_zoomed(
     return None
 
 
-def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) -> Located:
+def _locate(
+    image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace, unlike_table: bool = False
+) -> Located:
+    """``unlike_table``: one search on the segments unlike the table only (see _locate_unlike_table)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
         raise KingdomNotFoundError("the photo is too small to hold a kingdom")
     height, width = image.shape[:2]
     full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    coarse = _coarse_search(image, grid, grayscale, timings)
+    coarse = None if unlike_table else _coarse_search(image, grid, grayscale, timings)
     # the fast path decides alone only on a kingdom at the photo's centre: on its small copy a dim or
     # turned kingdom in the middle can go unseen beside another one (the full search then compares both)
     central = coarse is not None and _covers_centre(coarse, image.shape)
@@ -395,7 +447,7 @@ def _locate(image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace) 
     if found is None:  # "locate.coarse": time lost on a refused, unsure or skipped fast path
         timings = {"locate.coarse": time.perf_counter() - start}
         try:
-            found = _full_search(image, full, grid, grayscale, trace, timings)
+            found = _full_search(image, full, grid, grayscale, trace, timings, unlike_table)
         except KingdomNotFoundError:
             # the full search can miss what the fast path found with small squares: a second opinion
             found = _confirm(full, *coarse, timings) if coarse is not None else None
@@ -523,9 +575,18 @@ def _confirm(
 
 
 def _full_search(
-    image: np.ndarray, full: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace, timings: dict
+    image: np.ndarray,
+    full: np.ndarray,
+    grid: int | str,
+    grayscale: bool,
+    trace: _Trace,
+    timings: dict,
+    unlike_table: bool = False,
 ) -> tuple[np.ndarray, int, np.ndarray]:
-    """The lattice searched on the WORK_SIDE copy (then window by window), refined on the photo."""
+    """The lattice searched on the WORK_SIDE copy (then window by window), refined on the photo.
+
+    ``unlike_table``: on the segments unlike the table only, and no windows after a refusal.
+    """
     start = time.perf_counter()
     height, width = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(height, width))
@@ -538,14 +599,27 @@ def _full_search(
     timings["locate.downscale"] = time.perf_counter() - start
     t0 = time.perf_counter()
     segs = _segments(gray)
+    if unlike_table:
+        segs = segs[_unlike_table(work, segs)]
     trace.segments = segs
     timings["locate.segments"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
         grid_to_work, size, others = _search(
-            work, gray, segs, grid, grayscale, scale, CENTRAL, timings, trace
+            work,
+            gray,
+            segs,
+            grid,
+            grayscale,
+            scale,
+            CENTRAL,
+            timings,
+            trace,
+            min_support=MIN_WINDOW_SEAM_SUPPORT if unlike_table else MIN_SEAM_SUPPORT,
         )
     except KingdomNotFoundError as refusal:
+        if unlike_table:
+            raise
         # A cropped board whose seams are too faint for the segment search may still be the whole
         # photo; a small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
         # direction histogram: look again, window by window, before giving up.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -15,6 +16,7 @@ from scanner.locate import TWO_KINGDOMS_NOTE, locate_kingdom, upright_rotation
 from scanner.recognizer import DECODE_MAX_SIDE
 
 BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
+TEST_DATA = Path(__file__).resolve().parent / "data"
 SIZE = (1600, 1200)
 
 
@@ -168,6 +170,25 @@ def test_a_plain_table_is_not_searched_again_enlarged(monkeypatch) -> None:
         locate, "_locate", lambda *args: pytest.fail("a window of a plain table was searched")
     )
     assert locate._locate_zoomed(table, "auto", False) is None
+
+
+def test_a_kingdom_on_a_strong_wood_grain_is_found_among_the_segments_unlike_the_table() -> None:
+    # the grain's segments outvote the kingdom's seams in the whole photo, its windows and the enlarged ones;
+    # the last search keeps only the segments on or near colours the photo's border (the table) lacks
+    truth = json.loads((TEST_DATA / "kingdom_on_wood_grain.json").read_text())
+    photo = load_photo(TEST_DATA / "kingdom_on_wood_grain.jpg", max_side=DECODE_MAX_SIDE).image
+    located = locate_kingdom(photo)
+    assert "locate.unlike_table" in located.timings
+    assert located.grid_size == truth["grid_size"]
+    corners = np.array(truth["corners"])
+    assert min(corner_error(located.corners, np.roll(corners, turns, axis=0), 5) for turns in range(4)) < 0.25
+
+
+def test_a_plain_table_is_not_searched_for_colours_unlike_it(monkeypatch) -> None:
+    import scanner.locate as locate
+
+    monkeypatch.setattr(locate, "_locate", lambda *args, **kwargs: pytest.fail("a plain table was searched"))
+    assert locate._locate_unlike_table(_table(0), "auto", False) is None
 
 
 def test_chessboard_is_a_lattice_but_not_a_kingdom() -> None:
