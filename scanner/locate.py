@@ -50,7 +50,7 @@ MIN_WINDOW_SEAM_SUPPORT = 0.6
 MIN_ASPECT = 0.65
 NOT_FOUND = (
     "no kingdom found in the photo: no grid of Kingdomino squares is visible "
-    "(take the photo from above, in focus, with the whole kingdom in view and filling much of the frame)"
+    "(take the photo from above and in focus, from closer if the kingdom is small, with all of it in view)"
 )
 
 CUT_OFF = "the kingdom seems cut off by the edge of the photo: take the photo with the whole kingdom in view"
