@@ -1,0 +1,337 @@
+"""Summarise out/outside/results.jsonl and draw the failing scenes.
+
+python -m benchmarks.outside.summarize [--results FILE [FILE ...]] [--no-images]
+
+Prints overall counts, a breakdown by every recorded condition, and the failing seeds with their
+conditions. A seed "fails" when the kingdom is not located, the base score is wrong, or any square
+is misread. Writes out/outside/fail/seed_NNNN.png (truth frame green, scanner frame red, TL corners
+marked with a dot, misread squares labelled truth>read, '!' = not flagged) and fail/sheet_K.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path("out") / "outside"
+
+
+def bucket(value, edges, labels):
+    for edge, label in zip(edges, labels, strict=False):
+        if value < edge:
+            return label
+    return labels[-1]
+
+
+def groupers():
+    def c(r):
+        return r["conditions"]
+
+    return [
+        ("table", lambda r: [c(r)["table"]]),
+        ("mat", lambda r: [c(r)["mat"]]),
+        ("source", lambda r: [c(r)["source"]]),
+        ("grid size", lambda r: [str(c(r)["grid_size"])]),
+        (
+            "incomplete",
+            lambda r: [
+                c(r)["incomplete"]
+                if c(r)["empty_squares"] == 0 or c(r)["incomplete"] != "none"
+                else "none(board has gaps)"
+            ],
+        ),
+        ("photo MP", lambda r: [bucket(c(r)["megapixels"], [2, 5, 9], ["<2MP", "2-5MP", "5-9MP", ">=9MP"])]),
+        ("orientation", lambda r: [c(r)["orientation"]]),
+        (
+            "tilt",
+            lambda r: [
+                c(r)["tilt_class"]
+                + {"overhead": " 0-5", "mild": " 5-20", "strong": " 20-35"}[c(r)["tilt_class"]]
+            ],
+        ),
+        (
+            "kingdom width/short side",
+            lambda r: [
+                bucket(c(r)["kingdom_frac"], [0.35, 0.5, 0.65], ["<0.35", "0.35-0.5", "0.5-0.65", ">=0.65"])
+            ],
+        ),
+        (
+            "px per square",
+            lambda r: [bucket(c(r)["px_per_square"], [60, 120, 250], ["<60", "60-120", "120-250", ">=250"])],
+        ),
+        (
+            "kingdom-to-photo-edge margin",
+            lambda r: [
+                bucket(
+                    c(r).get("edge_margin_sq", 9), [0.5, 1, 2], ["<0.5 sq", "0.5-1 sq", "1-2 sq", ">=2 sq"]
+                )
+            ],
+        ),
+        (
+            "rotation (roll mod 90)",
+            lambda r: [
+                bucket(
+                    min(c(r)["roll"] % 90, 90 - c(r)["roll"] % 90),
+                    [15, 30, 46],
+                    ["near axis <15", "15-30", "30-45"],
+                )
+            ],
+        ),
+        ("clutter", lambda r: c(r)["clutter"]),
+        ("clutter count", lambda r: [str(len([x for x in c(r)["clutter"] if x != "none"]))]),
+        ("light effects", lambda r: c(r)["light"]),
+        ("exposure", lambda r: [c(r)["exposure_class"]]),
+        ("white balance", lambda r: [c(r)["white_balance"]]),
+        ("blur", lambda r: [c(r)["blur"].split(":")[0]]),
+        ("noise sigma", lambda r: [bucket(c(r)["noise_sigma"], [3, 6], ["<3", "3-6", ">=6"])]),
+        ("jpeg quality", lambda r: [bucket(c(r)["jpeg_quality"], [70, 85], ["55-69", "70-84", "85-95"])]),
+        ("seams", lambda r: ["seams" if c(r)["seam_px"] > 0 else "no seams"]),
+        ("jitter", lambda r: ["jitter" if c(r)["jitter_px"] > 0 else "no jitter"]),
+    ]
+
+
+def stats(rows):
+    n = len(rows)
+    located = sum(r["located"] for r in rows)
+    exact = sum(r["exact_score"] for r in rows)
+    exact_loc = sum(r["exact_score"] and r["located"] for r in rows)
+    perfect = sum(r.get("squares_wrong") == 0 for r in rows)
+    misread_scenes = sum((r.get("squares_wrong") or 0) > 0 for r in rows)
+    wrong = sum(r.get("squares_wrong") or 0 for r in rows)
+    unflag = sum(r.get("wrong_unflagged") or 0 for r in rows)
+    return n, located, exact_loc, exact, perfect, misread_scenes, wrong, unflag
+
+
+def fmt_header():
+    return (
+        f"{'':<28}{'n':>4}{'located':>9}{'exact*':>8}{'allRight':>9}{'misread':>8}{'sqWrong':>8}{'unflag':>7}"
+    )
+
+
+def fmt(label, rows):
+    n, located, exact_loc, exact, perfect, misread_scenes, wrong, unflag = stats(rows)
+    pct = lambda k: f"{k:>4}({100 * k / n:3.0f}%)" if n else ""  # noqa: E731
+    return f"{label:<28}{n:>4} {pct(located):>9} {exact_loc:>6} {perfect:>8} {misread_scenes:>7} {wrong:>7} {unflag:>6}"
+
+
+def is_fail(r):
+    return (not r["located"]) or (not r["exact_score"]) or (r.get("squares_wrong") or 0) > 0
+
+
+def short_conditions(c):
+    return (
+        f"{c['source']} {c['grid_size']}x{c['grid_size']} table={c['table']} mat={c['mat']} "
+        f"{c['width']}x{c['height']} tilt={c['tilt']} frac={c['kingdom_frac']} px/sq={c['px_per_square']} "
+        f"roll={c['roll']} inc={c['incomplete']} clutter={'+'.join(c['clutter'])} light={'+'.join(c['light'])} "
+        f"exp={c['exposure']} wb={c['white_balance']} blur={c['blur']} noise={c['noise_sigma']} q={c['jpeg_quality']}"
+    )
+
+
+def describe(r):
+    if r["outcome"] in ("error", "crash"):
+        return f"{r['error_type']}: {r['error']}"
+    if r["outcome"] == "wrong_grid_size":
+        return (
+            f"read {r['grid_size']}x{r['grid_size']} instead of {r['truth_grid_size']}x{r['truth_grid_size']}"
+        )
+    if r["outcome"] == "not_located":
+        return f"corners off by up to {r['max_corner_error']:.2f} squares ({r['corner_error']})"
+    ws = ", ".join(
+        f"{w['cell']} {w['truth']}>{w['read']}{'' if w['flagged'] else '!'}" for w in r["wrong_squares"]
+    )
+    return f"{r['squares_wrong']} wrong ({r['wrong_unflagged']} unflagged): {ws}; score {r['scanned_base']}/{r['truth_base']}"
+
+
+def categories(r):
+    """Failure categories of one scene (empty list = scene fully right)."""
+    cats = []
+    if r["outcome"] == "crash":
+        return ["crash (untyped exception)"]
+    if r["outcome"] == "error":
+        if "cut off" in r["error"]:
+            return ["kingdom judged cut off by the photo edge"]
+        return ["no kingdom found (lattice not found)"]
+    if r["outcome"] == "wrong_grid_size":
+        return [
+            f"wrong grid size ({r['grid_size']}x{r['grid_size']} for {r['truth_grid_size']}x{r['truth_grid_size']})"
+        ]
+    if r["outcome"] == "not_located":
+        return [
+            "frame slightly off (0.25-0.5 sq)"
+            if r["max_corner_error"] < 0.5
+            else "frame displaced (>=0.5 sq)"
+        ]
+    for w in r.get("wrong_squares") or []:
+        t, k = w["truth"].split(":")
+        rt, rk = w["read"].split(":")
+        if t == "empty":
+            cats.append("table in a gap read as a tile")
+        elif rt == "empty":
+            cats.append("tile read as empty")
+        elif t != rt:
+            cats.append("terrain confusion")
+        else:
+            cats.append("crown count wrong")
+    if not cats and not r["exact_score"]:
+        cats.append("score wrong with all squares right (?)")
+    return sorted(set(cats))
+
+
+def print_categories(rows):
+    by = defaultdict(list)
+    for r in rows:
+        for cat in categories(r):
+            by[cat].append(r)
+    print()
+    print("Failure categories (a scene may be in more than one misread category), ranked by scenes:")
+    for cat, rs in sorted(by.items(), key=lambda kv: -len(kv[1])):
+        lost_score = sum(not r["exact_score"] for r in rs)
+        unflagged = sum(r.get("wrong_unflagged") or 0 for r in rs)
+        tables = defaultdict(int)
+        for r in rs:
+            tables[r["conditions"]["table"]] += 1
+        tab = ", ".join(f"{k} {v}" for k, v in sorted(tables.items(), key=lambda kv: -kv[1]))
+        print(f"  {len(rs):3d}  {cat}: seeds {[r['seed'] for r in rs]}")
+        print(f"       score wrong in {lost_score}; unflagged wrong squares {unflagged}; tables: {tab}")
+
+
+def draw_failures(rows, outdir):
+    import cv2
+
+    from benchmarks.outside import gen
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    thumbs = []
+    for r in rows:
+        jpeg, truth = gen.generate(r["seed"])
+        image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        s = 1100 / max(image.shape[:2])
+        small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        tc = np.asarray(truth["corners"]) * s
+        cv2.polylines(small, [np.round(tc).astype(np.int32)], True, (0, 255, 0), 2, cv2.LINE_AA)
+        cv2.circle(small, tuple(np.round(tc[0]).astype(int)), 6, (0, 255, 0), -1)
+        if r.get("corners"):
+            sc = np.asarray(r["corners"]) * s
+            cv2.polylines(small, [np.round(sc).astype(np.int32)], True, (0, 0, 255), 2, cv2.LINE_AA)
+            cv2.circle(small, tuple(np.round(sc[0]).astype(int)), 6, (0, 0, 255), -1)
+        if r.get("wrong_squares"):
+            n = r["truth_grid_size"]
+            corners = np.roll(tc, -r["turns"], axis=0)
+            H = cv2.getPerspectiveTransform(np.float32([[0, 0], [n, 0], [n, n], [0, n]]), np.float32(corners))
+            for w in r["wrong_squares"]:
+                row, col = w["cell"]
+                p = cv2.perspectiveTransform(np.float32([[[col + 0.5, row + 0.5]]]), H)[0, 0]
+                text = (
+                    f"{w['truth'].replace(':', '')}>{w['read'].replace(':', '')}{'' if w['flagged'] else '!'}"
+                )
+                org = (int(p[0]) - 30, int(p[1]))
+                cv2.putText(small, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)
+                cv2.putText(small, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 255, 255), 1, cv2.LINE_AA)
+        caption = f"seed {r['seed']}: {r['outcome']} - {describe(r)[:110]}"
+        cv2.rectangle(small, (0, 0), (small.shape[1], 22), (0, 0, 0), -1)
+        cv2.putText(small, caption, (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.imwrite(str(outdir / f"seed_{r['seed']:04d}.png"), small)
+        t = 400 / max(small.shape[:2])
+        thumb = cv2.resize(small, None, fx=t, fy=t, interpolation=cv2.INTER_AREA)
+        canvas = np.zeros((400, 400, 3), np.uint8)
+        canvas[: thumb.shape[0], : thumb.shape[1]] = thumb
+        cv2.rectangle(canvas, (0, 0), (400, 16), (0, 0, 0), -1)
+        cv2.putText(
+            canvas, f"{r['seed']} {r['outcome']}", (3, 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1
+        )
+        thumbs.append(canvas)
+    for k in range(0, len(thumbs), 12):
+        page = thumbs[k : k + 12]
+        while len(page) % 4:
+            page.append(np.zeros_like(thumbs[0]))
+        sheet = np.vstack([np.hstack(page[i : i + 4]) for i in range(0, len(page), 4)])
+        cv2.imwrite(str(outdir / f"sheet_{k // 12}.png"), sheet)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument(
+        "--results", nargs="+", default=[str(OUT / "results.jsonl")], help="one or more JSONL files"
+    )
+    ap.add_argument("--no-images", action="store_true")
+    ap.add_argument("--fail-dir", default=str(OUT / "fail"))
+    args = ap.parse_args()
+    rows = [
+        json.loads(line) for f in args.results for line in Path(f).read_text().splitlines() if line.strip()
+    ]
+    rows.sort(key=lambda r: r["seed"])
+    n, located, exact_loc, exact, perfect, misread_scenes, wrong, unflag = stats(rows)
+    squares = sum(r["truth_grid_size"] ** 2 for r in rows if r["located"])
+    print(f"Scenes: {n} (seeds {rows[0]['seed']}..{rows[-1]['seed']})")
+    print(f"  located (4 corners within 0.25 sq): {located} ({100 * located / n:.1f} %)")
+    print(
+        f"  exact base score (located): {exact_loc} ({100 * exact_loc / n:.1f} % of all); "
+        f"exact score regardless of location: {exact}"
+    )
+    print(
+        f"  every square right: {perfect} ({100 * perfect / n:.1f} %); scenes with misread squares: {misread_scenes}"
+    )
+    print(
+        f"  squares wrong on located scenes: {wrong} of {squares} ({100 * wrong / max(squares, 1):.2f} %), "
+        f"terrain wrong {sum(r.get('terrain_wrong') or 0 for r in rows)}, "
+        f"crowns wrong {sum(r.get('crowns_wrong') or 0 for r in rows)}; not flagged: {unflag}"
+    )
+    all_flagged = sum(bool(r.get("all_flagged")) for r in rows)
+    print(f"  scenes with every square flagged (photo flagged whole): {all_flagged}")
+    outcomes = defaultdict(list)
+    for r in rows:
+        outcomes[r["outcome"]].append(r["seed"])
+    print("  outcomes: " + ", ".join(f"{k} {len(v)}" for k, v in sorted(outcomes.items())))
+    errs = defaultdict(list)
+    for r in rows:
+        if r.get("error_type"):
+            errs[f"{r['error_type']}: {r['error']}"].append(r["seed"])
+    for k, v in errs.items():
+        print(f"    {k}  seeds {v}")
+    notes = defaultdict(int)
+    for r in rows:
+        for note in r.get("notes") or []:
+            notes[note[:90]] += 1
+    for k, v in sorted(notes.items(), key=lambda kv: -kv[1]):
+        print(f"  note x{v}: {k}")
+    secs = [r["scan_seconds"] for r in rows]
+    print(
+        f"  scan seconds: median {statistics.median(secs):.2f}, p90 {np.percentile(secs, 90):.2f}, max {max(secs):.2f}; "
+        f"generation median {statistics.median(r['gen_seconds'] for r in rows):.2f}"
+    )
+    print()
+    print(
+        "exact* = located and exact base score; misread = located scenes with >=1 wrong square; "
+        "sqWrong = wrong squares; unflag = wrong squares not flagged"
+    )
+    for name, fn in groupers():
+        groups = defaultdict(list)
+        for r in rows:
+            for key in fn(r):
+                groups[key].append(r)
+        print()
+        print(f"-- by {name}")
+        print(fmt_header())
+        for key in sorted(groups, key=lambda k: (-len(groups[k]), k)):
+            print(fmt(key, groups[key]))
+    print_categories(rows)
+    fails = [r for r in rows if is_fail(r)]
+    print()
+    print(f"Failing seeds ({len(fails)}): {[r['seed'] for r in fails]}")
+    for r in fails:
+        print(f"  seed {r['seed']}: {r['outcome']}: {describe(r)}")
+        print(f"      {short_conditions(r['conditions'])}")
+        if r.get("notes"):
+            print(f"      notes: {[x[:70] for x in r['notes']]}")
+    if not args.no_images and fails:
+        draw_failures(fails, Path(args.fail_dir))
+        print(f"\nfailure images: {args.fail_dir}/seed_NNNN.png and sheet_K.png")
+
+
+if __name__ == "__main__":
+    main()
