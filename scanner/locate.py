@@ -1415,12 +1415,6 @@ def _weighted_lines(
 #: mosaic) stay under 1 (noise); a median is not raised by a seam crossing a wrongly placed cell.
 TEXTURE_GRADIENT = 1.5
 MIN_TEXTURED = 0.2
-#: A 7×7 frame on a checkered or gingham cloth: the cloth's cells form the lattice and the kingdom fills
-#: its middle, enough for the checks above. Its squares must be clearly textured (median gradient above
-#: SEVEN_TEXTURE_GRADIENT) in at least MIN_TEXTURED_SEVEN of them: Mighty Duel kingdoms on generated scenes
-#: (ours, and an outside generator's with blur, dark photos and holes) >= 0.43, frames on the cloth <= 0.27.
-SEVEN_TEXTURE_GRADIENT = 3.0
-MIN_TEXTURED_SEVEN = 0.35
 
 
 def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale: bool) -> None:
@@ -1433,12 +1427,7 @@ def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale
         np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) / 8
     )
     middles = gradient.reshape(n, cell, n, cell).transpose(0, 2, 1, 3)[:, :, 4:-4, 4:-4].reshape(n * n, -1)
-    texture = np.median(middles, axis=1)
-    if n == 7 and (texture > SEVEN_TEXTURE_GRADIENT).mean() < MIN_TEXTURED_SEVEN:
-        raise KingdomNotFoundError(
-            "a 7×7 grid was found, but too few of its squares show printed terrain (a tablecloth's checks?)"
-        )
-    if (texture > TEXTURE_GRADIENT).mean() < MIN_TEXTURED:
+    if (np.median(middles, axis=1) > TEXTURE_GRADIENT).mean() < MIN_TEXTURED:
         raise KingdomNotFoundError(
             "a grid was found, but its squares are plain colour, without the pictures printed on "
             "Kingdomino tiles (a drawing or a pattern?), not a kingdom"

@@ -191,37 +191,6 @@ def test_a_plain_table_is_not_searched_for_colours_unlike_it(monkeypatch) -> Non
     assert locate._locate_unlike_table(_table(0), "auto", False) is None
 
 
-def _seven_by_seven(middle: int) -> np.ndarray:
-    """A 7×7 lattice of 100 px cells, rectified: real board squares in the middle ``middle``×``middle``
-    cells, yellow and white tablecloth checks (a little noise, as a photo has) around them."""
-    squares = [cv2.imread(str(BOARDS / name)) for name in ("1.jpg", "2.jpg")]
-    tiles = [
-        board[r : r + 100, c : c + 100]
-        for board in squares
-        for r in range(0, 500, 100)
-        for c in range(0, 500, 100)
-    ]
-    checks = np.indices((7, 7)).sum(0) % 2
-    cloth = np.where(checks[..., None] == 1, np.uint8([60, 200, 230]), np.uint8([235, 245, 250]))
-    image = np.kron(cloth, np.ones((100, 100, 1), np.uint8))
-    image = np.clip(image + np.random.default_rng(0).normal(0, 2, image.shape), 0, 255).astype(np.uint8)
-    start = (7 - middle) // 2
-    for index, (row, col) in enumerate(np.ndindex(middle, middle)):
-        r, c = 100 * (start + row), 100 * (start + col)
-        image[r : r + 100, c : c + 100] = tiles[index]
-    return image
-
-
-def test_a_seven_by_seven_of_tablecloth_checks_around_a_kingdom_is_refused() -> None:
-    # the cloth's cells, larger than the kingdom's squares, form the lattice; the kingdom fills its middle
-    import scanner.locate as locate
-
-    to_work = np.diag([100.0, 100.0, 1.0])
-    with pytest.raises(KingdomNotFoundError, match="tablecloth"):
-        locate._check_content(_seven_by_seven(4), to_work, 7, grayscale=False)
-    locate._check_content(_seven_by_seven(7), to_work, 7, grayscale=False)  # a Mighty Duel kingdom passes
-
-
 def test_chessboard_is_a_lattice_but_not_a_kingdom() -> None:
     board = np.kron((np.indices((8, 8)).sum(0) % 2).astype(np.uint8), np.ones((70, 70), np.uint8))
     board = cv2.cvtColor(np.where(board == 1, 30, 220).astype(np.uint8), cv2.COLOR_GRAY2BGR)
