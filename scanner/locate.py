@@ -585,7 +585,7 @@ def _full_search(
 ) -> tuple[np.ndarray, int, np.ndarray]:
     """The lattice searched on the WORK_SIDE copy (then window by window), refined on the photo.
 
-    ``unlike_table``: on the segments unlike the table only, and no windows after a refusal.
+    ``unlike_table``: on the segments unlike the table only (the windows too).
     """
     start = time.perf_counter()
     height, width = image.shape[:2]
@@ -618,8 +618,6 @@ def _full_search(
             min_support=MIN_WINDOW_SEAM_SUPPORT if unlike_table else MIN_SEAM_SUPPORT,
         )
     except KingdomNotFoundError as refusal:
-        if unlike_table:
-            raise
         # A cropped board whose seams are too faint for the segment search may still be the whole
         # photo; a small kingdom on a busy table (wood grain, dim light) is outvoted in the whole-photo
         # direction histogram: look again, window by window, before giving up.
