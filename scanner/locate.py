@@ -432,7 +432,8 @@ def _locate_zoomed(
 def _locate(
     image: np.ndarray, grid: int | str, grayscale: bool, trace: _Trace, unlike_table: bool = False
 ) -> Located:
-    """``unlike_table``: one search on the segments unlike the table only (see _locate_unlike_table)."""
+    """``unlike_table``: no fast path; the full search and its windows on the segments unlike the table
+    only (see _locate_unlike_table)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
