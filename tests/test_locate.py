@@ -172,16 +172,46 @@ def test_a_plain_table_is_not_searched_again_enlarged(monkeypatch) -> None:
     assert locate._locate_zoomed(table, "auto", False) is None
 
 
-def test_a_kingdom_on_a_strong_wood_grain_is_found_among_the_segments_unlike_the_table() -> None:
-    # the grain's segments outvote the kingdom's seams in the whole photo, its windows and the enlarged ones;
-    # the last search keeps only the segments on or near colours the photo's border (the table) lacks
-    truth = json.loads((TEST_DATA / "kingdom_on_wood_grain.json").read_text())
-    photo = load_photo(TEST_DATA / "kingdom_on_wood_grain.jpg", max_side=DECODE_MAX_SIDE).image
+@pytest.mark.parametrize("photo_name", ["kingdom_on_wood_grain", "kingdom_on_checkered_cloth"])
+def test_a_kingdom_on_a_strong_table_pattern_is_found_among_the_segments_unlike_the_table(
+    photo_name: str,
+) -> None:
+    # wood grain: its segments outvote the kingdom's seams in the whole photo, its windows and the enlarged
+    # ones; checkered cloth: its checks are a lattice of about the kingdom's pitch, every frame on it refused.
+    # The last search keeps only the segments on or near colours the photo's border (the table) lacks.
+    truth = json.loads((TEST_DATA / f"{photo_name}.json").read_text())
+    photo = load_photo(TEST_DATA / f"{photo_name}.jpg", max_side=DECODE_MAX_SIDE).image
     located = locate_kingdom(photo)
     assert "locate.unlike_table" in located.timings
     assert located.grid_size == truth["grid_size"]
     corners = np.array(truth["corners"])
     assert min(corner_error(located.corners, np.roll(corners, turns, axis=0), 5) for turns in range(4)) < 0.25
+
+
+def _on_checkered_cloth(board: np.ndarray, pitch: int, at: tuple[int, int]) -> np.ndarray:
+    """A blue and white checkered cloth (checks ``pitch`` wide) with ``board`` laid on it at (x, y) ``at``."""
+    rng = np.random.default_rng(3)
+    checks = (np.indices((1200, 1600)) // pitch).sum(axis=0) % 2 == 1
+    cloth = np.where(checks[..., None], np.uint8([200, 90, 40]), np.uint8([235, 238, 240]))
+    cloth = np.clip(cloth + rng.normal(0, 3, cloth.shape), 0, 255).astype(np.uint8)
+    x, y = at
+    cloth[y : y + board.shape[0], x : x + board.shape[1]] = board
+    return cloth
+
+
+def test_a_frame_mostly_on_the_checks_of_a_cloth_is_refused_as_the_tables_pattern() -> None:
+    import scanner.locate as locate
+
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    pitch = board.shape[0] // 5
+    photo = _on_checkered_cloth(board, pitch, (4 * pitch, 2 * pitch))
+    # a 7×7 frame on the cloth's lattice holding 3×5 of the kingdom's squares, and the kingdom's own frame
+    on_cloth = locate._grid_to(np.float64([[6, 1], [13, 1], [13, 8], [6, 8]]) * pitch, 7)
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate._check_content(photo, on_cloth, 7, grayscale=False)
+    assert str(caught.value) == locate.TABLE_PATTERN
+    kingdom = locate._grid_to(np.float64([[4, 2], [9, 2], [9, 7], [4, 7]]) * pitch, 5)
+    locate._check_content(photo, kingdom, 5, grayscale=False)
 
 
 def test_a_plain_table_is_not_searched_for_colours_unlike_it(monkeypatch) -> None:
