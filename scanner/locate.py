@@ -293,14 +293,12 @@ def locate_kingdom(image: np.ndarray, grid: int | str = "auto", grayscale: bool 
         located = _locate(image, grid, grayscale, trace)
     except KingdomNotFoundError as error:
         found = None
-        if image is None or image.ndim != 3:
-            pass
-        elif (
-            str(error) == TABLE_PATTERN
-        ):  # a tablecloth's lattice outvoted the kingdom: leave its colours out
-            found = _locate_unlike_table(image, grid, grayscale) or _locate_zoomed(image, grid, grayscale)
-        elif str(error) == NOT_FOUND:
-            found = _locate_zoomed(image, grid, grayscale) or _locate_unlike_table(image, grid, grayscale)
+        if image is not None and image.ndim == 3:
+            # a tablecloth's lattice outvoted the kingdom: first search the colours unlike the table
+            if str(error) == TABLE_PATTERN:
+                found = _locate_unlike_table(image, grid, grayscale) or _locate_zoomed(image, grid, grayscale)
+            elif str(error) == NOT_FOUND:
+                found = _locate_zoomed(image, grid, grayscale) or _locate_unlike_table(image, grid, grayscale)
         if found is not None:
             return found
         if error.overlay is None and trace.work is not None:
@@ -1467,18 +1465,15 @@ PLAIN_SQUARES = (
 )
 
 
-def _table_pattern_share(work: np.ndarray, rect: np.ndarray, gradient_medians: np.ndarray, n: int) -> float:
-    """Share of the frame's squares that look like the checks of a tablecloth (see MAX_TABLE_PATTERN)."""
+def _is_table_pattern(work: np.ndarray, rect: np.ndarray, gradient_medians: np.ndarray, n: int) -> bool:
+    """Whether MAX_TABLE_PATTERN or more of the frame's squares look like the checks of a tablecloth.
+
+    The table's colours (a k-means of the photo's border) are taken only when enough squares pass the
+    other three conditions: a kingdom's frame almost never does, so a scan seldom pays for them.
+    """
     cell = rect.shape[0] // n
-    # each strip filtered on its own and every 4th pixel clustered: about half the cost of _unlike_table's
-    strips = [
-        _table_lab(np.ascontiguousarray(strip)).reshape(-1, 3) for strip in _border_strips(_table_copy(work))
-    ]
-    colours = _table_colours(np.ascontiguousarray(np.concatenate(strips)[::4]))
     lab = _table_lab(rect).reshape(n, cell, n, cell, 3).transpose(0, 2, 1, 3, 4)[:, :, 4:-4, 4:-4]
     pixels = lab.reshape(n, n, -1, 3)
-    distance = np.linalg.norm(pixels[:, :, :, None] - colours, axis=4).min(axis=3)
-    like_table = (distance < TABLE_DISTANCE).mean(axis=2) > TABLE_ALIKE
     means = pixels.mean(axis=2)
     rows, cols = np.indices((n, n))
     parity = (rows % 2) * 2 + cols % 2
@@ -1494,7 +1489,17 @@ def _table_pattern_share(work: np.ndarray, rect: np.ndarray, gradient_medians: n
         ],
         axis=0,
     )
-    return float((plain & like_table & repeated & (contrast > CHECK_CONTRAST)).mean())
+    checks = plain & repeated & (contrast > CHECK_CONTRAST)
+    if checks.mean() < MAX_TABLE_PATTERN:
+        return False
+    # each strip filtered on its own and every 4th pixel clustered: about half the cost of _unlike_table's
+    strips = [
+        _table_lab(np.ascontiguousarray(strip)).reshape(-1, 3) for strip in _border_strips(_table_copy(work))
+    ]
+    colours = _table_colours(np.ascontiguousarray(np.concatenate(strips)[::4]))
+    distance = np.linalg.norm(pixels[:, :, :, None] - colours, axis=4).min(axis=3)
+    like_table = (distance < TABLE_DISTANCE).mean(axis=2) > TABLE_ALIKE
+    return bool((checks & like_table).mean() >= MAX_TABLE_PATTERN)
 
 
 def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale: bool) -> None:
@@ -1510,7 +1515,7 @@ def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale
     gradient_medians = np.median(middles, axis=1)
     if (gradient_medians > TEXTURE_GRADIENT).mean() < MIN_TEXTURED:
         # a frame on a cloth holding little of the kingdom is plain too: say which, as that one is searched on
-        cloth = not grayscale and _table_pattern_share(work, rect, gradient_medians, n) >= MAX_TABLE_PATTERN
+        cloth = not grayscale and _is_table_pattern(work, rect, gradient_medians, n)
         raise KingdomNotFoundError(TABLE_PATTERN if cloth else PLAIN_SQUARES)
     if grayscale:
         return
@@ -1529,5 +1534,5 @@ def _check_content(work: np.ndarray, grid_to_work: np.ndarray, n: int, grayscale
             "a grid was found, but its squares do not look like Kingdomino terrain "
             "(too few colourful squares): is this a kingdom?"
         )
-    if _table_pattern_share(work, rect, gradient_medians, n) >= MAX_TABLE_PATTERN:
+    if _is_table_pattern(work, rect, gradient_medians, n):
         raise KingdomNotFoundError(TABLE_PATTERN)
