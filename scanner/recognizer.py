@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scanner.errors import ScanError
+from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.imageio import load_photo
 from scanner.kingdom import Kingdom, Terrain
 from scanner.locate import frame_corners, locate_kingdom, moved_frame
@@ -36,6 +36,19 @@ MOVED_FRAME_NOTE = (
 SLID_FRAME_NOTE = (
     "the frame was moved by one square onto the kingdom: its edge showed the table and tiles lay just "
     "beyond the opposite edge"
+)
+#: A kingdom found only on a reduced or sharpened copy of a blurred photo (scanner.locate._locate_blurred)
+#: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged: a frame a square off the kingdom
+#: breaks the dominoes and the table comparison, so many squares are flagged. On the outside check's
+#: blurred photos that every other search refused, the frames on the kingdom had 0-2 flagged squares of
+#: 25, those a square or more off 6-25 (and one 0.1 square off with a misread square, 5).
+BLURRED_MAX_FLAGGED = 0.1
+BLURRED_NOTE = (
+    "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"
+)
+BLURRED = (
+    "the kingdom could not be located reliably: its grid shows only on a smaller or sharpened copy of the "
+    "photo (blurred?); hold the phone still, let it focus and take the photo from closer"
 )
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
 UNFAMILIAR_NOTE = (
@@ -194,6 +207,10 @@ class KingdomScanner:
         elif looks_unfamiliar(probabilities):
             notes.append(UNFAMILIAR_NOTE)
             flagged = np.ones_like(flagged, dtype=bool)
+        if located.deblurred:
+            if flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
+                raise KingdomNotFoundError(BLURRED)
+            notes.append(BLURRED_NOTE)
         t0 = time.perf_counter()
         report = score_kingdom(kingdom)
         timings["decode_score"] += time.perf_counter() - t0

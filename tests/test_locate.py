@@ -308,3 +308,29 @@ def test_the_more_central_of_two_kingdoms_is_scanned_when_only_the_fast_path_saw
     assert "locate.coarse" in located.timings  # the fast path's lattice was not kept as it was
     assert corner_error(photo.to_original(located.corners), truth_corners, 5) < 0.25
     assert TWO_KINGDOMS_NOTE in located.notes
+
+
+def _motion_blurred(image: np.ndarray, length: int) -> np.ndarray:
+    """``image`` blurred by a camera moving ``length`` pixels sideways."""
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0 / length
+    return cv2.filter2D(image, -1, kernel)
+
+
+def test_a_blurred_photo_is_found_on_a_reduced_or_sharpened_copy(monkeypatch) -> None:
+    import scanner.locate as locate
+
+    scene = generate_scene(8, size=SIZE)
+    truth_kingdom, truth_corners = scene.upright()
+    photo = _motion_blurred(scene.image, 18)  # the seams smear out: no search of the photo finds them
+    located = locate_kingdom(photo)
+    assert located.deblurred and "locate.blurred" in located.timings
+    assert located.grid_size == truth_kingdom.grid_size
+    assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
+    monkeypatch.setattr(locate, "_locate_blurred", lambda *args: None)
+    with pytest.raises(KingdomNotFoundError):
+        locate_kingdom(photo)
+
+
+def test_a_sharp_photo_is_not_marked_deblurred() -> None:
+    assert not locate_kingdom(generate_scene(1, size=SIZE).image).deblurred
