@@ -8,6 +8,8 @@ read other cameras. Empty squares show whatever table the kingdom lies on, so sy
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -90,6 +92,14 @@ def shift_hue(image: np.ndarray, degrees: float) -> np.ndarray:
 
 def relight(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Colour temperature, tint, brightness, contrast and gamma of another lamp and camera."""
+    return relight_with_levels(image, rng, strength)[0]
+
+
+def relight_with_levels(
+    image: np.ndarray, rng: np.random.Generator, strength: float = 1.0
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """``relight``'s image, and what it does to (..., 3) BGR levels: the same for every pixel and
+    increasing in each channel, so it moves a photo's white level (a percentile) exactly as the photo's."""
     pixels = image.astype(np.float32) / 255.0
     temperature = rng.uniform(-0.25, 0.25) * strength
     tint = rng.uniform(-0.08, 0.08) * strength
@@ -98,10 +108,14 @@ def relight(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
     brightness = np.exp(rng.uniform(-0.45, 0.35) * strength)
     contrast = np.exp(rng.uniform(-0.3, 0.25) * strength)
     mean = pixels.mean()
-    pixels = (pixels - mean) * contrast + mean
-    pixels = np.clip(pixels * brightness, 0.0, 1.0)
     gamma = np.exp(rng.uniform(-0.25, 0.25) * strength)
-    return (np.power(pixels, gamma) * 255.0 + 0.5).astype(np.uint8)
+
+    def levels(values: np.ndarray) -> np.ndarray:
+        scaled = np.asarray(values, dtype=np.float32) / 255.0 * gains
+        scaled = np.clip(((scaled - mean) * contrast + mean) * brightness, 0.0, 1.0)
+        return np.power(scaled, gamma) * 255.0
+
+    return (levels(image) + 0.5).astype(np.uint8), levels
 
 
 def degrade(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -26,6 +26,7 @@ from model.features import (
     FeatureConfig,
     extract_features,
     normalise_crops,
+    photo_white_point,
     rotation_permutation,
     turned,
 )
@@ -154,9 +155,12 @@ class SquareClassifier:
         )
 
     # ---- prediction --------------------------------------------------------------------------------
-    def features(self, crops: np.ndarray) -> np.ndarray:
-        """(n, d) features of normalised crops: the fixed blocks, the crown detector's, the codebook's."""
-        views = CropViews(crops)  # the fixed blocks and the cell maps share gradients and white balance
+    def features(self, crops: np.ndarray, white_points: np.ndarray | None = None) -> np.ndarray:
+        """(n, d) features of normalised crops: the fixed blocks, the crown detector's, the codebook's.
+        ``white_points``: (n, 3) of each crop's photo (see features.photo_white_point); by default each
+        crop is its own photo."""
+        # the fixed blocks and the cell maps share gradients and white balance
+        views = CropViews(crops, white_points)
         return with_learned(
             extract_features(views, self.feature_config),
             thumbnails(crops) if self.codebook is not None else None,
@@ -171,7 +175,9 @@ class SquareClassifier:
         log_mean = np.log(np.clip(raw, 1e-9, 1.0)).mean(axis=0)
         return log_mean - logsumexp(log_mean, axis=1, keepdims=True)
 
-    def recheck(self, crops: np.ndarray, log_proba: np.ndarray) -> np.ndarray:
+    def recheck(
+        self, crops: np.ndarray, log_proba: np.ndarray, white_points: np.ndarray | None = None
+    ) -> np.ndarray:
         """``log_proba`` of normalised ``crops``, the unsure squares re-read turned by ±RECHECK_DEGREES."""
         unsure = np.flatnonzero(log_proba.max(axis=1) < np.log(RECHECK_BELOW))
         if unsure.size == 0:
@@ -179,7 +185,14 @@ class SquareClassifier:
         both_ways = np.concatenate(
             [turned(crops[unsure], degrees) for degrees in (RECHECK_DEGREES, -RECHECK_DEGREES)]
         )
-        again = self.log_proba_features(self.features(both_ways))  # one batch: the fixed costs once
+        if white_points is None:  # each crop its own photo: its own white, before turning
+            white_points = CropViews(crops[unsure]).white_points
+        else:
+            white_points = np.asarray(white_points)[unsure]
+        # one batch: the fixed costs once
+        again = self.log_proba_features(
+            self.features(both_ways, np.concatenate([white_points, white_points]))
+        )
         out = log_proba.copy()
         out[unsure] = np.mean([log_proba[unsure], again[: unsure.size], again[unsure.size :]], axis=0)
         return out
@@ -207,29 +220,37 @@ class SquareClassifier:
         return out
 
     def predict_proba_features(
-        self, features: np.ndarray, crops: np.ndarray | None = None, match: bool = True
+        self,
+        features: np.ndarray,
+        crops: np.ndarray | None = None,
+        match: bool = True,
+        white_points: np.ndarray | None = None,
     ) -> np.ndarray:
-        """(n, 18) probabilities from (n, d) features of unturned crops; given those (normalised) crops,
-        the unsure squares are re-read turned (see ``recheck``), then, with ``match``, compared with the
-        training squares (see ``matched``)."""
+        """(n, 18) probabilities from (n, d) features of unturned crops; given those (normalised) crops
+        (and the white points their features were computed with), the unsure squares are re-read turned
+        (see ``recheck``), then, with ``match``, compared with the training squares (see ``matched``)."""
         log_proba = self.log_proba_features(features)
         if crops is not None:
-            log_proba = self.recheck(crops, log_proba)
+            log_proba = self.recheck(crops, log_proba, white_points)
             if match:
                 log_proba = self.matched(crops, log_proba)
         return self.calibrated(log_proba)
 
-    def predict_proba(self, images: Sequence[np.ndarray]) -> np.ndarray:
-        """(n, 18) probabilities over scanner.reading.LABELS, rows summing to 1."""
+    def predict_proba(self, images: Sequence[np.ndarray], photo: bool = False) -> np.ndarray:
+        """(n, 18) probabilities over scanner.reading.LABELS, rows summing to 1. ``photo``: the images are
+        the squares of one photo (a kingdom), lit alike; otherwise each is read as a photo of its own."""
         images = list(images)
         if not images:
             return np.zeros((0, len(LABELS)))
         check_crops(images)
         crops = normalise_crops(images)
-        return self.predict_proba_features(self.features(crops), crops)
+        white_points = np.tile(photo_white_point(crops), (len(crops), 1)) if photo else None
+        return self.predict_proba_features(
+            self.features(crops, white_points), crops, white_points=white_points
+        )
 
-    def classify(self, images: Sequence[np.ndarray]) -> list[SquareReading]:
-        return readings_from_proba(self.predict_proba(images))
+    def classify(self, images: Sequence[np.ndarray], photo: bool = False) -> list[SquareReading]:
+        return readings_from_proba(self.predict_proba(images, photo))
 
 
 def with_learned(

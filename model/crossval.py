@@ -133,8 +133,12 @@ def _fit_and_read(
     classifier = fit_classifier(table, train, config, make_estimator, codebook_words, verbose)
     features = table_features(table, test, classifier.codebook, classifier.crown_detector)
     test_crops = None if crops is None else crops[test[table.original]]
+    white_points = None if table.white_points is None else table.white_points[test]
     return np.stack(
-        [classifier.predict_proba_features(features, test_crops, match=match) for match in (True, False)]
+        [
+            classifier.predict_proba_features(features, test_crops, match=match, white_points=white_points)
+            for match in (True, False)
+        ]
     )
 
 

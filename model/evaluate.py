@@ -169,11 +169,11 @@ def board_timing(
     """(median CPU ms, fastest wall-clock ms) to classify one board's squares on one thread (the fastest
     wall time is what an idle core gives)."""
     with one_thread():
-        classifier.predict_proba(squares)
+        classifier.predict_proba(squares, photo=True)
         cpu, wall = [], []
         for _ in range(repeats):
             started, started_cpu = time.perf_counter(), time.process_time()
-            classifier.predict_proba(squares)
+            classifier.predict_proba(squares, photo=True)
             wall.append(time.perf_counter() - started)
             cpu.append(time.process_time() - started_cpu)
     return 1000 * float(np.median(cpu)), 1000 * float(np.min(wall))
@@ -494,7 +494,15 @@ def evaluate(
         "with edge amounts and blob counts; 8×8 Lab thumbnail; a crown-icon template (the mean of the 7 "
         "upright crowns of board 1.jpg, 17×21 px) matched in its 4 quarter turns on the whiteness (smallest "
         "channel after a white-patch correction) of the crop: the 6 strongest separate peaks and how many "
-        "pass each of 6 levels.",
+        "pass each of 6 levels"
+        + (
+            "; and the hue×saturation and a×b histograms and Lab means again, of the crop with its photo's "
+            "colour cast taken out (each channel scaled so the photo's white level, the 99th percentile over "
+            "all its squares, turns grey: a board photo, all tiles of one source photo, a kingdom's squares "
+            "in the scanner, or the square alone in `kingdomino classify`)."
+            if config.photo_colour
+            else "."
+        ),
         f"- Plus {CODEBOOK_WORDS * 16} learned features: a codebook of {CODEBOOK_WORDS} colour patterns "
         "(k-means on contrast-normalised, whitened 6×6 patches of the crop at 32×32, every 2nd pixel; as in "
         "Coates & Ng 2011), each also in its 3 other quarter turns, and how strongly each fires in each "

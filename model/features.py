@@ -38,6 +38,7 @@ class FeatureConfig:
     crown_map: bool = True
     pixels: bool = True
     crown_tmpl: bool = True
+    photo_colour: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -74,10 +75,21 @@ def normalise_crops(images: Sequence[np.ndarray]) -> np.ndarray:
 
 class CropViews:
     """A batch of normalised (n, SIDE, SIDE, 3) crops and the intermediates that several feature stages
-    share (the fixed blocks here, the crown detector's cell maps): each is computed once, on first use."""
+    share (the fixed blocks here, the crown detector's cell maps): each is computed once, on first use.
 
-    def __init__(self, crops: np.ndarray) -> None:
+    ``white_points``: (n, 3) the white level of each crop's photo (see ``photo_white_point``); by default
+    each crop is its own photo.
+    """
+
+    def __init__(self, crops: np.ndarray, white_points: np.ndarray | None = None) -> None:
         self.crops = crops
+        self._white_points = white_points
+
+    @cached_property
+    def white_points(self) -> np.ndarray:
+        if self._white_points is not None:
+            return np.asarray(self._white_points, dtype=np.float32).reshape(len(self.crops), 3)
+        return np.array([photo_white_point(crop[None]) for crop in self.crops], np.float32).reshape(-1, 3)
 
     @cached_property
     def gray(self) -> np.ndarray:
@@ -136,6 +148,21 @@ class CropViews:
         return np.minimum(np.minimum(balanced[..., 0], balanced[..., 1]), balanced[..., 2])
 
 
+def photo_white_point(crops: np.ndarray) -> np.ndarray:
+    """(3,) float32: each BGR channel's 99th percentile over all the (n, SIDE, SIDE, 3) crops of one photo.
+
+    Every square of a photo is lit by the same lamp, and a kingdom holds something white (crown rims,
+    castles, glare), so the photo's white level shows its colour cast better than any one square does."""
+    counts = np.stack(
+        [
+            cv2.calcHist([crops.reshape(-1, SIDE, 3)], [channel], None, [256], [0, 256]).ravel()
+            for channel in range(3)
+        ]
+    )
+    cumulative = np.cumsum(counts, axis=1)
+    return (cumulative < 0.99 * cumulative[:, -1:]).sum(axis=1).astype(np.float32)
+
+
 def crop_views(images: Sequence[np.ndarray] | np.ndarray | CropViews) -> CropViews:
     """``images`` as CropViews, normalised first unless they already are SIDE×SIDE BGR crops."""
     if isinstance(images, CropViews):
@@ -181,6 +208,27 @@ def _colour_features(hsv: np.ndarray, lab: np.ndarray, lab_thumbs: np.ndarray) -
     overall_mean = lab_thumbs.mean(axis=(1, 2))
     overall_std = np.array([cv2.meanStdDev(crop)[1].ravel() for crop in lab]) / 255.0
     return np.hstack([hue_sat, value_hist, ab, lightness, centre_mean, overall_mean, overall_std])
+
+
+#: The photo-colour block keeps the colour block's hue×saturation and a×b histograms and its Lab means.
+_PHOTO_COLOUR_COLUMNS = np.r_[0:72, 80:144, 152:158]
+
+
+def _photo_colour_features(crops: np.ndarray, white_points: np.ndarray) -> np.ndarray:
+    """Colour histograms of the crops with their photo's cast taken out (each channel scaled so the photo's
+    white level turns grey, the gains divided by their mean to keep the brightness).
+
+    Grassland under a yellow lamp looks like wheat in daylight; beside the other squares of its photo it
+    does not. The plain colour block stays, so the model can learn when to trust which (a brown wooden
+    table turns mustard once the session's orange cast is taken out).
+    """
+    gains = np.clip(255.0 / np.maximum(white_points, 1.0), 0.8, 3.0)
+    gains = (gains / gains.mean(axis=1, keepdims=True)).astype(np.float32)
+    balanced = np.clip(crops * gains[:, None, None, :] + 0.5, 0, 255).astype(np.uint8)
+    flat = balanced.reshape(-1, SIDE, 3)
+    hsv = cv2.cvtColor(flat, cv2.COLOR_BGR2HSV).reshape(balanced.shape)
+    lab = cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(balanced.shape)
+    return _colour_features(hsv, lab, _lab_thumbnails(lab))[:, _PHOTO_COLOUR_COLUMNS]
 
 
 def _uniform_lbp_table() -> np.ndarray:
@@ -487,6 +535,7 @@ BLOCKS = (
     "crown_map",
     "pixels",
     "crown_tmpl",
+    "photo_colour",
 )
 
 
@@ -558,6 +607,8 @@ def extract_features(
         parts.append(lab_thumbs.reshape(len(lab_thumbs), -1))
     if config.crown_tmpl:
         parts.append(_crown_template_features(views))
+    if config.photo_colour:
+        parts.append(_photo_colour_features(crops, views.white_points))
     return np.hstack(parts).astype(np.float32)
 
 

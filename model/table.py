@@ -39,14 +39,15 @@ from model.features import (
     crown_template_peaks,
     extract_features,
     normalise_crops,
+    photo_white_point,
 )
 from scanner.reading import CASTLE_LABEL, EMPTY_LABEL
 
 SYNTHETIC_SOURCE = "synthetic"
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
-TABLE_VERSION = 8  # bump when augmentation changes, to invalidate caches
+TABLE_VERSION = 10  # bump when augmentation changes, to invalidate caches
 BLOCK_VERSIONS: dict[str, int] = {}  # bump a block's version when its features change (default 1)
-ROW_FIELDS = ("labels", "groups", "sources", "original", "sample", "names")
+ROW_FIELDS = ("labels", "groups", "sources", "original", "sample", "names", "white_points")
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ class FeatureTable:
     sample: np.ndarray
     names: np.ndarray
     build_seconds: float = 0.0  # time it took to augment and extract everything (kept in the cache)
+    #: (n, 3) each row's photo white level (features.photo_white_point); None: each row its own photo
+    white_points: np.ndarray | None = None
 
 
 def _rows_key(plan: AugmentPlan, data_dir: Path, corrected: bool = True) -> str:
@@ -146,14 +149,14 @@ def stage_inputs(crops: np.ndarray, batch: int = 1000) -> dict[str, np.ndarray]:
 
 
 def _chunk_features(
-    crops: np.ndarray, config: FeatureConfig
+    crops: np.ndarray, white_points: np.ndarray, config: FeatureConfig
 ) -> tuple[dict[str, np.ndarray], np.ndarray, float, float]:
     """Stage inputs and features of one chunk of crops, and the seconds each took (runs in a worker)."""
     started = time.perf_counter()
     inputs = stage_inputs(crops)
     inputs_done = time.perf_counter()
     features = (
-        extract_features(crops, config)
+        extract_features(CropViews(crops, white_points), config)
         if any(config.to_dict().values())
         else np.zeros((len(crops), 0), np.float32)
     )
@@ -161,14 +164,14 @@ def _chunk_features(
 
 
 def _computed(
-    crops: np.ndarray, config: FeatureConfig
+    crops: np.ndarray, white_points: np.ndarray, config: FeatureConfig
 ) -> tuple[dict[str, np.ndarray], np.ndarray, float, float]:
     """(stage inputs, features in ``config``'s blocks, wall seconds of each) of every crop, the crops
     split over the cores (every row is computed from its own crop alone, so the split changes nothing)."""
     started = time.perf_counter()
     chunks = np.array_split(np.arange(len(crops)), max(1, effective_n_jobs(-1)))
     parts = Parallel(n_jobs=len(chunks))(
-        delayed(_chunk_features)(crops[chunk], config) for chunk in chunks if len(chunk)
+        delayed(_chunk_features)(crops[chunk], white_points[chunk], config) for chunk in chunks if len(chunk)
     )
     inputs = {name: np.concatenate([part[0][name] for part in parts]) for name in parts[0][0]}
     features = np.concatenate([part[1] for part in parts])
@@ -177,11 +180,28 @@ def _computed(
     return inputs, features, wall * stage_share, wall * (1 - stage_share)
 
 
+def _photo_white_points(squares: SquareSet) -> np.ndarray:
+    """(n, 3) white level of each real square's photo: a board photo, or all tiles of one source photo."""
+    crops = normalise_crops(squares.images)
+    photos = np.array(
+        [
+            name.split("#")[0] if source == BOARD_SOURCE else group
+            for name, source, group in zip(squares.names, squares.sources, squares.groups, strict=True)
+        ]
+    )
+    white_points = np.zeros((len(crops), 3), np.float32)
+    for photo in np.unique(photos):
+        members = np.flatnonzero(photos == photo)
+        white_points[members] = photo_white_point(crops[members])
+    return white_points
+
+
 def _augmented_crops(
-    squares: SquareSet, boards: dict, plan: AugmentPlan, rng: np.random.Generator
-) -> tuple[list[np.ndarray], list[int]]:
-    """(crops, index of the original sample) for every augmented copy."""
-    crops, origins = [], []
+    squares: SquareSet, boards: dict, plan: AugmentPlan, rng: np.random.Generator, white_points: np.ndarray
+) -> tuple[list[np.ndarray], list[int], list[np.ndarray]]:
+    """(crops, index of the original sample, photo white level) for every augmented copy: the copy's
+    relighting moves its photo's white level as it moves its own pixels."""
+    crops, origins, copy_white_points = [], [], []
     for index, (image, label, source, name) in enumerate(
         zip(squares.images, squares.labels, squares.sources, squares.names, strict=True)
     ):
@@ -200,10 +220,47 @@ def _augmented_crops(
                 crop = augment.misalign(image, rng, plan.tile_shift, max_degrees=plan.tile_degrees)
             if label == CASTLE_LABEL and copy < plan.castle_hue_copies:
                 crop = augment.shift_hue(crop, rng.uniform(30, 330))
-            crop = augment.degrade(augment.relight(crop, rng), rng)
+            crop, levels = augment.relight_with_levels(crop, rng)
+            crop = augment.degrade(crop, rng)
             crops.append(augment.rotate90(crop, int(rng.integers(0, 4))))
             origins.append(index)
-    return crops, origins
+            copy_white_points.append(levels(white_points[index]))
+    return crops, origins, copy_white_points
+
+
+def _synthetic_empties(
+    photos: list,
+    squares: SquareSet,
+    real_white_points: np.ndarray,
+    plan: AugmentPlan,
+    rng: np.random.Generator,
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Synthetic *empty* squares (a table patch in a real board, or a table square alone) and their photo
+    white levels. A table square lies in a kingdom's photo, whose white the tiles set (crown rims, castles),
+    so one alone gets the white of a real photo drawn at random (by a generator of its own, so the crops
+    stay those of the plan's seed)."""
+    board_white = {
+        name.split("#")[0]: white
+        for name, source, white in zip(squares.names, squares.sources, real_white_points, strict=True)
+        if source == BOARD_SOURCE
+    }
+    photo_whites = np.unique(real_white_points, axis=0)
+    white_rng = np.random.default_rng(plan.seed + 1)
+    images, whites = [], []
+    for index in range(plan.synthetic_empties):
+        if index % 2:
+            images.append(augment.synthetic_table(rng))
+            whites.append(photo_whites[int(white_rng.integers(len(photo_whites)))])
+        else:
+            photo = photos[int(rng.integers(len(photos)))]
+            images.append(augment.empty_in_board(photo.image, 5, rng))
+            whites.append(board_white[photo.name])
+    out, out_whites = [], []
+    for image, white in zip(images, whites, strict=True):
+        relit, levels = augment.relight_with_levels(image, rng, 0.5)
+        out.append(augment.degrade(relit, rng))
+        out_whites.append(levels(white))
+    return out, np.asarray(out_whites, np.float32).reshape(-1, 3)
 
 
 def _crops_and_rows(
@@ -217,15 +274,9 @@ def _crops_and_rows(
     if verbose:
         print(f"{len(squares)} real squares; augmenting", flush=True)
     boards = {photo.name: photo.image for photo in photos}
-    copies, origins = _augmented_crops(squares, boards, plan, rng)
-    board_images = [photo.image for photo in photos]
-    synthetic = [
-        augment.synthetic_table(rng)
-        if index % 2
-        else augment.empty_in_board(board_images[int(rng.integers(len(board_images)))], 5, rng)
-        for index in range(plan.synthetic_empties)
-    ]
-    synthetic = [augment.degrade(augment.relight(image, rng, 0.5), rng) for image in synthetic]
+    real_white_points = _photo_white_points(squares)
+    copies, origins, copy_white_points = _augmented_crops(squares, boards, plan, rng, real_white_points)
+    synthetic, synthetic_white_points = _synthetic_empties(photos, squares, real_white_points, plan, rng)
     n_real, n_copies = len(squares), len(copies)
     origin_index = np.concatenate([np.arange(n_real), np.asarray(origins, dtype=np.int64)])
     groups = np.asarray(squares.groups)[origin_index]
@@ -240,6 +291,13 @@ def _crops_and_rows(
         "original": np.concatenate([np.ones(n_real, bool), np.zeros(n_copies + len(synthetic), bool)]),
         "sample": np.concatenate([origin_index, -1 - np.arange(len(synthetic))]),
         "names": np.concatenate([np.asarray(squares.names)[origin_index], [""] * len(synthetic)]),
+        "white_points": np.concatenate(
+            [
+                real_white_points,
+                np.asarray(copy_white_points, np.float32).reshape(-1, 3),
+                synthetic_white_points,
+            ]
+        ).astype(np.float32),
     }
     return squares.images + copies + synthetic, rows
 
@@ -279,7 +337,9 @@ def build_table(
         crops, rows = _crops_and_rows(plan, data_dir, verbose)
         seconds["augment"] = round(time.perf_counter() - started, 1)
         only = FeatureConfig(**{key: key in missing for key in config.to_dict()})
-        inputs, features, stage_seconds, feature_seconds = _computed(normalise_crops(crops), only)
+        inputs, features, stage_seconds, feature_seconds = _computed(
+            normalise_crops(crops), rows["white_points"], only
+        )
         seconds["stage-inputs"] = round(stage_seconds, 1)
         if use_cache:
             CACHE_DIR.mkdir(parents=True, exist_ok=True)

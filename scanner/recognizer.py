@@ -258,7 +258,7 @@ class KingdomScanner:
 
         t0 = time.perf_counter()
         try:
-            probabilities = np.asarray(self.classifier.predict_proba(crops), dtype=float)
+            probabilities = np.asarray(self.classifier.predict_proba(crops, photo=True), dtype=float)
             probabilities = probabilities.reshape(n, n, len(LABELS))
         except Exception as error:  # a model that does not match its feature code must not crash a scan
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error

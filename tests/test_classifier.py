@@ -37,6 +37,7 @@ from model.estimators import (
 from model.features import (
     TEMPLATE_LEVELS,
     TEMPLATE_PEAKS,
+    CropViews,
     FeatureConfig,
     block_sizes,
     extract_features,
@@ -112,6 +113,16 @@ def test_prediction_does_not_depend_on_quarter_turns(classifier, board):
         assert np.array_equal(turned.argmax(axis=1), reference.argmax(axis=1))
 
 
+def test_a_photos_squares_read_together_do_not_depend_on_quarter_turns_either(classifier, board):
+    squares, labels = board
+    reference = classifier.predict_proba(squares, photo=True)
+    assert np.mean(reference.argmax(axis=1) == labels) >= 0.9
+    for turns in (1, 2, 3):
+        turned = classifier.predict_proba([augment.rotate90(square, turns) for square in squares], photo=True)
+        np.testing.assert_allclose(turned, reference, atol=0.02)
+        assert np.array_equal(turned.argmax(axis=1), reference.argmax(axis=1))
+
+
 def test_the_packaged_model_reads_all_turns_as_the_turned_copies_read(classifier, board):
     squares, _ = board
     features = classifier.features(normalise_crops(squares))
@@ -130,8 +141,9 @@ def test_unsure_squares_are_read_again_turned_and_sure_ones_are_not(classifier, 
     assert sure[1:].any()
     rechecked = classifier.recheck(crops, log_proba)
     np.testing.assert_array_equal(rechecked[sure], log_proba[sure])
+    white = CropViews(crops[:1]).white_points  # a turned copy is read with the square's own photo white
     readings = [
-        classifier.log_proba_features(classifier.features(turned(crops[:1], degrees)))[0]
+        classifier.log_proba_features(classifier.features(turned(crops[:1], degrees), white))[0]
         for degrees in (RECHECK_DEGREES, -RECHECK_DEGREES)
     ]
     np.testing.assert_allclose(rechecked[0], (log_proba[0] + readings[0] + readings[1]) / 3)

@@ -64,7 +64,7 @@ def test_held_out_source_never_fits_on_the_set_it_reads(monkeypatch, held):
     class Reader:
         codebook = crown_detector = None
 
-        def predict_proba_features(self, features, crops=None, match=True):
+        def predict_proba_features(self, features, crops=None, match=True, white_points=None):
             return np.full((len(features), len(LABEL_INDEX)), 1 / len(LABEL_INDEX))
 
     def fake_fit(table, mask, *args):
@@ -125,7 +125,7 @@ def test_board_timing_reads_on_one_opencv_thread_and_gives_the_pool_back():
     seen = []
 
     class Reader:
-        def predict_proba(self, squares):
+        def predict_proba(self, squares, photo=False):
             seen.append(cv2.getNumThreads())
 
     before = cv2.getNumThreads()

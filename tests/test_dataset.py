@@ -19,7 +19,7 @@ from model.dataset import (
     load_tiles,
     tile_label_corrections,
 )
-from model.features import FeatureConfig, extract_features, normalise_crops
+from model.features import CropViews, FeatureConfig, extract_features, normalise_crops, photo_white_point
 from model.table import DEFAULT_PLAN, FeatureTable, _computed, _rows_key, stage_inputs
 from model.train import main as train_main
 from scanner.kingdom import Square, Terrain
@@ -166,8 +166,9 @@ def test_the_estimator_comparison_scores_every_cached_fit_against_both_labels(tm
 def test_the_table_computed_on_all_cores_is_the_table_computed_in_one_pass():
     crops = normalise_crops(board_squares(load_boards(DEFAULT_DATA_DIR)[0]))
     config = FeatureConfig(hog=False)
-    inputs, features, stage_seconds, feature_seconds = _computed(crops, config)
-    np.testing.assert_array_equal(features, extract_features(crops, config))
+    white_points = np.tile(photo_white_point(crops), (len(crops), 1))  # the board's squares as one photo
+    inputs, features, stage_seconds, feature_seconds = _computed(crops, white_points, config)
+    np.testing.assert_array_equal(features, extract_features(CropViews(crops, white_points), config))
     for name, expected in stage_inputs(crops).items():
         np.testing.assert_array_equal(inputs[name], expected)
     assert stage_seconds > 0 and feature_seconds > 0

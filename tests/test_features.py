@@ -16,12 +16,15 @@ from model.features import (
     HOG_CELLS,
     SIDE,
     CropViews,
+    FeatureConfig,
     _half_turn_remainder,
     _orientation_histograms,
     _white_patch,
     block_means,
     crown_template_peaks,
+    extract_features,
     normalise_crops,
+    photo_white_point,
 )
 
 
@@ -114,3 +117,47 @@ def test_template_peaks_of_a_batch_equal_those_of_each_crop_alone(crops):
         assert np.array_equal(scores[index], alone[0][0])
         assert np.array_equal(ys[index], alone[1][0]) and np.array_equal(xs[index], alone[2][0])
     assert crown_template_peaks(crops[:0])[0].shape == (0, scores.shape[1])
+
+
+def test_a_photos_white_point_is_each_channels_99th_percentile_over_all_its_squares(crops):
+    board = crops[:25]
+    expected = [np.percentile(board[..., channel], 99, method="lower") for channel in range(3)]
+    np.testing.assert_allclose(photo_white_point(board), expected, atol=1)
+    assert CropViews(board).white_points.shape == (25, 3)  # by default each square is its own photo
+    np.testing.assert_array_equal(CropViews(board[:1]).white_points[0], photo_white_point(board[:1]))
+
+
+def test_the_photo_colour_block_takes_out_a_cast_the_whole_photo_shares(crops):
+    board = crops[:25]
+    only = FeatureConfig(**{name: name == "photo_colour" for name in FeatureConfig().to_dict()})
+    warm = np.clip(board * np.float32([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8)  # a yellow lamp (BGR)
+
+    def as_photo(squares: np.ndarray) -> np.ndarray:
+        white = np.tile(photo_white_point(squares), (len(squares), 1))
+        return extract_features(CropViews(squares, white), only)
+
+    def as_squares(squares: np.ndarray) -> np.ndarray:
+        return extract_features(squares, only)
+
+    # read as one photo, the cast moves the block far less than read square by square, or than it
+    # moves the plain colour histograms
+    plain = FeatureConfig(**{name: name == "colour" for name in FeatureConfig().to_dict()})
+    cast_moved = np.abs(as_photo(warm) - as_photo(board)).sum(axis=1).mean()
+    assert (
+        cast_moved
+        < 0.5 * np.abs(extract_features(warm, plain) - extract_features(board, plain)).sum(axis=1).mean()
+    )
+    assert cast_moved < np.abs(as_squares(warm) - as_squares(board)).sum(axis=1).mean()
+
+
+def test_relighting_moves_a_white_level_as_it_moves_the_pixels(crops):
+    from model.augment import relight_with_levels
+
+    board = np.ascontiguousarray(crops[:25].reshape(-1, SIDE, 3))
+    for seed in range(5):
+        relit, levels = relight_with_levels(board, np.random.default_rng(seed))
+        np.testing.assert_allclose(
+            photo_white_point(relit.reshape(-1, SIDE, SIDE, 3)),
+            levels(photo_white_point(crops[:25])),
+            atol=1.5,
+        )
