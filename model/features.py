@@ -89,7 +89,12 @@ class CropViews:
     def white_points(self) -> np.ndarray:
         if self._white_points is not None:
             return np.asarray(self._white_points, dtype=np.float32).reshape(len(self.crops), 3)
-        return np.array([photo_white_point(crop[None]) for crop in self.crops], np.float32).reshape(-1, 3)
+        return self.white_levels.astype(np.float32)
+
+    @cached_property
+    def white_levels(self) -> np.ndarray:
+        """(n, 3) each crop's own 99th percentile per channel (see _white_levels)."""
+        return _white_levels(self.crops)
 
     @cached_property
     def gray(self) -> np.ndarray:
@@ -139,7 +144,7 @@ class CropViews:
     @cached_property
     def balanced(self) -> np.ndarray:
         """The white-patch corrected crops (see _white_patch)."""
-        return _white_patch(self.crops)
+        return _white_patch(self.crops, self.white_levels)
 
     @cached_property
     def whiteness(self) -> np.ndarray:
@@ -153,14 +158,7 @@ def photo_white_point(crops: np.ndarray) -> np.ndarray:
 
     Every square of a photo is lit by the same lamp, and a kingdom holds something white (crown rims,
     castles, glare), so the photo's white level shows its colour cast better than any one square does."""
-    counts = np.stack(
-        [
-            cv2.calcHist([crops.reshape(-1, SIDE, 3)], [channel], None, [256], [0, 256]).ravel()
-            for channel in range(3)
-        ]
-    )
-    cumulative = np.cumsum(counts, axis=1)
-    return (cumulative < 0.99 * cumulative[:, -1:]).sum(axis=1).astype(np.float32)
+    return _white_levels(crops.reshape(1, -1, SIDE, 3))[0].astype(np.float32)
 
 
 def crop_views(images: Sequence[np.ndarray] | np.ndarray | CropViews) -> CropViews:
@@ -419,11 +417,9 @@ def _crown_features(gold: np.ndarray, white: np.ndarray) -> np.ndarray:
     return np.hstack([amounts, blob_counts])
 
 
-def _white_patch(bgr: np.ndarray) -> np.ndarray:
-    """Each channel scaled so its 99th percentile is white (the crown rims, a white castle or rock).
-
-    A warm or cold cast of the lamp moves the white rims of crown icons off white; this puts them back.
-    """
+def _white_levels(bgr: np.ndarray) -> np.ndarray:
+    """(n, 3) int: each crop's first level per channel that holds 99 % of its pixels (its 99th percentile,
+    as photo_white_point takes it over one crop)."""
     counts = np.array(
         [
             [cv2.calcHist([image], [channel], None, [256], [0, 256]).ravel() for channel in range(3)]
@@ -431,7 +427,17 @@ def _white_patch(bgr: np.ndarray) -> np.ndarray:
         ]
     ).reshape(-1, 3, 256)
     cumulative = np.cumsum(counts, axis=2)
-    top = (cumulative < 0.99 * cumulative[..., -1:]).sum(axis=2)  # the first level holding 99 %
+    return (cumulative < 0.99 * cumulative[..., -1:]).sum(axis=2)
+
+
+def _white_patch(bgr: np.ndarray, top: np.ndarray | None = None) -> np.ndarray:
+    """Each channel scaled so its 99th percentile is white (the crown rims, a white castle or rock).
+
+    A warm or cold cast of the lamp moves the white rims of crown icons off white; this puts them back.
+    ``top``: the crops' _white_levels, when already computed.
+    """
+    if top is None:
+        top = _white_levels(bgr)
     gain = np.clip(255.0 / np.maximum(top, 1), 0.8, 3.0).astype(np.float32)
     luts = np.minimum(np.arange(256, dtype=np.float32) * gain[..., None], 255.0).astype(np.uint8)
     out = np.empty_like(bgr)

@@ -385,32 +385,27 @@ def _locate_blurred(image: np.ndarray, grid: int | str, grayscale: bool) -> Loca
     """The kingdom found on a reduced, then on a sharpened copy of a blurred photo (in the photo's pixels),
     or None."""
     start = time.perf_counter()
-    reduced = cv2.resize(image, None, fx=BLUR_REDUCE, fy=BLUR_REDUCE, interpolation=cv2.INTER_AREA)
-    blurred = cv2.GaussianBlur(image, (0, 0), SHARPEN_SIGMA * max(image.shape[:2]))
-    sharpened = cv2.addWeighted(image, 1 + SHARPEN_AMOUNT, blurred, -SHARPEN_AMOUNT, 0)
-    for copy, scale in ((reduced, BLUR_REDUCE), (sharpened, 1.0)):
+
+    def copies():
+        yield (
+            cv2.resize(image, None, fx=BLUR_REDUCE, fy=BLUR_REDUCE, interpolation=cv2.INTER_AREA),
+            BLUR_REDUCE,
+        )
+        blurred = cv2.GaussianBlur(image, (0, 0), SHARPEN_SIGMA * max(image.shape[:2]))
+        yield cv2.addWeighted(image, 1 + SHARPEN_AMOUNT, blurred, -SHARPEN_AMOUNT, 0), 1.0
+
+    for copy, scale in copies():  # the sharpened copy only when the reduced one shows no kingdom
         if min(copy.shape[:2]) < 32:
             continue
         try:
             found = _locate(copy, grid, grayscale, _Trace())
         except KingdomNotFoundError:
-            found = _locate_unlike_table(
-                copy, grid, grayscale
-            )  # (enlarged windows: the photo's did not help)
+            # (not the enlarged windows: those of the photo itself found nothing)
+            found = _locate_unlike_table(copy, grid, grayscale)
         if found is None or found.square_px / scale < MIN_SQUARE_PX:
             continue
-        corners = found.corners / scale
-        timings = {**found.timings, "locate.blurred": time.perf_counter() - start}
-        size = found.grid_size
-        return Located(
-            size,
-            corners,
-            _grid_to(corners, size),
-            found.square_px / scale,
-            found.notes,
-            timings,
-            deblurred=True,
-        )
+        found.deblurred = True
+        return _in_photo(found, scale, (0, 0), {"locate.blurred": time.perf_counter() - start})
     return None
 
 
@@ -494,13 +489,26 @@ def _locate_zoomed(
             found = _locate(enlarged, grid, grayscale, _Trace())
         except KingdomNotFoundError:
             continue
-        corners = found.corners / zoom + (left, top)
         if found.square_px / zoom < MIN_SQUARE_PX:
             continue
-        timings = {**found.timings, "locate.zoomed": time.perf_counter() - start}
-        size = found.grid_size
-        return Located(size, corners, _grid_to(corners, size), found.square_px / zoom, found.notes, timings)
+        return _in_photo(found, zoom, (left, top), {"locate.zoomed": time.perf_counter() - start})
     return None
+
+
+def _in_photo(found: Located, scale: float, offset: tuple[int, int], timings: dict[str, float]) -> Located:
+    """``found`` on a copy of (part of) the photo scaled by ``scale`` whose origin lies at ``offset`` in the
+    photo, mapped back to the photo's pixels, with ``timings`` added."""
+    corners = found.corners / scale + offset
+    size = found.grid_size
+    return Located(
+        size,
+        corners,
+        _grid_to(corners, size),
+        found.square_px / scale,
+        found.notes,
+        {**found.timings, **timings},
+        deblurred=found.deblurred,
+    )
 
 
 def _locate(
