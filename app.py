@@ -14,10 +14,10 @@ from pathlib import Path
 import streamlit as st
 from streamlit_image_coordinates import streamlit_image_coordinates
 
+from kingdomino.board import GRID_SIZES, Terrain
+from kingdomino.scoring import ScoreReport
 from scanner import page
 from scanner.errors import ScanError
-from scanner.kingdom import GRID_SIZES, Terrain
-from scanner.scoring import ScoreReport
 
 ROOT = Path(__file__).resolve().parent
 SAMPLE_PHOTOS = (ROOT / "data/samples/sample_table.jpg", ROOT / "data/real/boards/1.jpg")

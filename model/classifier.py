@@ -18,6 +18,8 @@ import numpy as np
 import sklearn
 from scipy.special import logsumexp
 
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABELS, SquareReading
 from model.codebook import PatchCodebook, thumbnails
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.crowns import CrownDetector, cell_maps
@@ -33,8 +35,6 @@ from model.features import (
 from model.matching import ArtworkMatcher
 from model.turns import TurnedReader
 from scanner.errors import ModelLoadError
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABELS, SquareReading
 
 MODEL_FORMAT = "kingdomino-square-classifier/1"
 #: A square read with a top probability (before calibration) under RECHECK_BELOW is read again turned by
@@ -211,7 +211,7 @@ class SquareClassifier:
         return out
 
     def calibrated(self, log_proba: np.ndarray) -> np.ndarray:
-        """(n, 18) probabilities over scanner.reading.LABELS from ``log_proba_features`` output."""
+        """(n, 18) probabilities over kingdomino.labels.LABELS from ``log_proba_features`` output."""
         scaled = log_proba / self.temperature
         probabilities = np.exp(scaled - scaled.max(axis=1, keepdims=True))
         probabilities /= probabilities.sum(axis=1, keepdims=True)
@@ -237,7 +237,7 @@ class SquareClassifier:
         return self.calibrated(log_proba)
 
     def predict_proba(self, images: Sequence[np.ndarray], photo: bool = False) -> np.ndarray:
-        """(n, 18) probabilities over scanner.reading.LABELS, rows summing to 1. ``photo``: the images are
+        """(n, 18) probabilities over kingdomino.labels.LABELS, rows summing to 1. ``photo``: the images are
         the squares of one photo (a kingdom), lit alike; otherwise each is read as a photo of its own."""
         images = list(images)
         if not images:

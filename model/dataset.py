@@ -13,8 +13,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX
 
 #: The copy of the real data that ships with the repository (not with the wheel).
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from kingdomino.board import Kingdom
+from kingdomino.labels import LABEL_INDEX, LABELS
+from kingdomino.scoring import score_kingdom
 from scanner.decode import decode_kingdom
-from scanner.kingdom import Kingdom
-from scanner.reading import LABEL_INDEX, LABELS
-from scanner.scoring import score_kingdom
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS_PATH = ROOT / "data" / "real" / "labels.json"

@@ -12,12 +12,12 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from kingdomino.board import MAX_CROWN_DIGIT
+from kingdomino.labels import LABELS
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.features import FeatureConfig, block_sizes, feature_size
 from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
 from model.mlp import InPlaceMLPClassifier, first_layer_with_scaler
-from scanner.kingdom import MAX_CROWN_DIGIT
-from scanner.reading import LABELS
 
 IS_LAND = np.array([terrain.is_land for terrain in TERRAINS])
 #: The name of the crown detector's columns, which follow the fixed feature blocks.

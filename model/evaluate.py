@@ -28,6 +28,7 @@ import sklearn
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
+from kingdomino.labels import LABELS
 from model.classifier import (
     DEFAULT_MODEL_PATH,
     MATCH_BELOW,
@@ -66,7 +67,6 @@ from model.metrics import (
 )
 from model.table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, cache_key
 from model.train import CALIBRATION_PATH
-from scanner.reading import LABELS
 from scanner.recognizer import UNFAMILIAR_SHARE, UNSURE_BELOW, looks_unfamiliar
 
 REPO = Path(__file__).resolve().parent.parent

@@ -18,10 +18,10 @@ from collections import defaultdict
 import cv2
 import numpy as np
 
+from kingdomino.scoring import score_kingdom
 from model.scenes import generate_scene, rotate_kingdom, with_reflections
 from scanner.errors import ScanError
 from scanner.recognizer import KingdomScanner
-from scanner.scoring import score_kingdom
 
 LOCATED_TOLERANCE = 0.25  # squares
 GLARE_SEED = 500_000  # added to the scene's seed for its reflections (--glare)

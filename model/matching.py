@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from kingdomino.board import Terrain
+from kingdomino.labels import LABELS
 from model.codebook import CODEBOOK_SIDE
-from scanner.kingdom import Terrain
-from scanner.reading import LABELS
 
 #: Labels the matcher stays neutral on: an empty square shows the table, not printed artwork.
 NEUTRAL = np.array([label.terrain == Terrain.EMPTY for label in LABELS])

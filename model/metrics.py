@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scanner.kingdom import Kingdom, Square, Terrain
-from scanner.reading import LABELS
-from scanner.scoring import score_kingdom
+from kingdomino.board import Kingdom, Square, Terrain
+from kingdomino.labels import LABELS
+from kingdomino.scoring import score_kingdom
 
 TERRAINS = list(Terrain)
 LABEL_TERRAIN = np.array([TERRAINS.index(Terrain(label.terrain)) for label in LABELS])

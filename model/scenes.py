@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scanner.kingdom import EMPTY_SQUARE, Kingdom, Square, Terrain
+from kingdomino.board import EMPTY_SQUARE, Kingdom, Square, Terrain
 from scanner.locate import upright_rotation
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"

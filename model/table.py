@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL
 from model import augment
 from model.codebook import thumbnails
 from model.crowns import cell_maps
@@ -41,7 +42,6 @@ from model.features import (
     normalise_crops,
     photo_white_point,
 )
-from scanner.reading import CASTLE_LABEL, EMPTY_LABEL
 
 SYNTHETIC_SOURCE = "synthetic"
 CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"

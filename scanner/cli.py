@@ -11,8 +11,8 @@ import sys
 
 #: sub-command -> (module, function, one-line help). Each function takes argv and returns an exit status.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "score": ("scanner.board_cli", "score_main", "score one board (text or JSON)"),
-    "rank": ("scanner.board_cli", "rank_main", "rank a game: one board per player"),
+    "score": ("kingdomino.cli", "score_main", "score one board (text or JSON)"),
+    "rank": ("kingdomino.cli", "rank_main", "rank a game: one board per player"),
     "scan": ("scanner.scan_cli", "scan_main", "read kingdoms from photos and score them"),
     "classify": ("model.cli", "classify_main", "classify single-square images"),
     "train": ("model.cli", "train_main", "train the square classifier from data/"),

@@ -30,9 +30,9 @@ import numpy as np
 from scipy.optimize import LinearConstraint, milp
 from scipy.sparse import csc_array
 
-from scanner.dominoes import DOMINOES
-from scanner.kingdom import MAX_GRID_SIZE, Kingdom
-from scanner.reading import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS, SquareReading
+from kingdomino.board import MAX_GRID_SIZE, Kingdom
+from kingdomino.dominoes import DOMINOES
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS, SquareReading
 
 Cell = tuple[int, int]
 
@@ -407,7 +407,7 @@ def decode_kingdom(
 ) -> DecodedKingdom:
     """Most probable kingdom under the rules and the box, with per-square confidence and flags.
 
-    ``probabilities`` is (N, N, 18) over ``scanner.reading.LABELS``; rows need not be normalised.
+    ``probabilities`` is (N, N, 18) over ``kingdomino.labels.LABELS``; rows need not be normalised.
     Raises ValueError for arrays of the wrong shape or with negative / non-finite entries.
     """
     flat = _validated(probabilities)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from kingdomino.board import GRID_SIZES
 from scanner.errors import KingdomNotFoundError
-from scanner.kingdom import GRID_SIZES
 
 WORK_SIDE = 1600  # longest side of the copy the lattice is searched on
 #: The fast path first searches a copy reduced by an integer factor to at most this side (0: never);

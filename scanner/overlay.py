@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from kingdomino.labels import SquareReading
 from scanner.locate import apply_homography
-from scanner.reading import SquareReading
 
 OVERLAY_MAX_SIDE = 1600
 FRAME_COLOUR = (60, 220, 60)

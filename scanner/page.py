@@ -19,11 +19,11 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
+from kingdomino.board import GRID_SIZES, MAX_CROWNS, BoardFormatError, Cell, Kingdom, Square, Terrain
+from kingdomino.labels import SquareReading
+from kingdomino.ranking import EDITIONS, GameRanking, dynasty, rank_game
+from kingdomino.scoring import ScoreReport, Territory, score_kingdom
 from scanner.errors import ScanError
-from scanner.game import EDITIONS, GameRanking, dynasty, rank_game
-from scanner.kingdom import GRID_SIZES, MAX_CROWNS, BoardFormatError, Cell, Kingdom, Square, Terrain
-from scanner.reading import SquareReading
-from scanner.scoring import ScoreReport, Territory, score_kingdom
 
 #: Below this confidence a square is marked for review even when the decoder did not flag it.
 LOW_CONFIDENCE = 0.6

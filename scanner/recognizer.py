@@ -17,14 +17,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from kingdomino.board import Kingdom, Terrain
+from kingdomino.labels import LABELS, SquareReading
+from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.imageio import load_photo
-from scanner.kingdom import Kingdom, Terrain
 from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.overlay import draw_lattice, draw_readings
-from scanner.reading import LABELS, SquareReading
 from scanner.rectify import cut_squares, rectify
-from scanner.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.table import evidence_for_empty, slide_for, table_distances, weigh_empty
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,

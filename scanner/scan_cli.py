@@ -76,7 +76,7 @@ def _scan_all(scanner, args: argparse.Namespace, grid: int | str) -> int:
 
 
 def _text(result) -> str:
-    from scanner.board_cli import format_report
+    from kingdomino.report import format_report
 
     lines = [f"{result.photo}: {result.grid_size}×{result.grid_size} kingdom"]
     lines += [f"note: {note}" for note in result.notes]

@@ -19,8 +19,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from kingdomino.labels import EMPTY_LABEL
 from scanner.locate import apply_homography, moved_frame
-from scanner.reading import EMPTY_LABEL
 
 #: Pixels per square of the small warp the colours are measured on (means only: no fine print needed).
 CELL_PX = 40

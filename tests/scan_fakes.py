@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX, LABELS
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX, LABELS
 
 
 class ColourClassifier:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from kingdomino.board import Kingdom, Square, Terrain
+from kingdomino.scoring import score_kingdom
 from scanner import page
-from scanner.kingdom import Kingdom, Square, Terrain
-from scanner.scoring import score_kingdom
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.board_cli import rank_main, score_main
-from scanner.kingdom import Kingdom
+from kingdomino.board import Kingdom
+from kingdomino.cli import rank_main, score_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "samples" / "sample_board.txt"

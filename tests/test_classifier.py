@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from sklearn.pipeline import Pipeline
 
+from kingdomino.board import Terrain
+from kingdomino.labels import LABELS
 from model import augment
 from model.classifier import (
     DEFAULT_MODEL_PATH,
@@ -48,8 +50,6 @@ from model.features import (
 )
 from model.matching import ArtworkMatcher
 from scanner.errors import ModelLoadError
-from scanner.kingdom import Terrain
-from scanner.reading import LABELS
 
 
 @pytest.fixture(scope="module")

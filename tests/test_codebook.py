@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
+from kingdomino.labels import LABELS
 from model import augment
 from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook, thumbnails
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import FeatureConfig, extract_features, normalise_crops
-from scanner.reading import LABELS
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import model.crossval as crossval
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX
 from model.classifier import MATCH_BELOW, RECHECK_BELOW
 from model.evaluate import (
     board_timing,
@@ -18,8 +20,6 @@ from model.evaluate import (
     unsure_square_timing,
 )
 from model.table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX
 
 WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
 WHEAT_1 = LABEL_INDEX[Square(Terrain.WHEAT, 1)]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
+from kingdomino.labels import LABELS
 from model import augment
 from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.crowns import (
@@ -26,7 +27,6 @@ from model.crowns import (
 )
 from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import FeatureConfig, crown_template_peaks, extract_features, normalise_crops
-from scanner.reading import LABELS
 
 CROWNS = np.array([label.crowns for label in LABELS])
 

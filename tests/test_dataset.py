@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import model.evaluate as evaluate
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX
 from model.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
@@ -22,8 +24,6 @@ from model.dataset import (
 from model.features import CropViews, FeatureConfig, extract_features, normalise_crops, photo_white_point
 from model.table import DEFAULT_PLAN, FeatureTable, _computed, _rows_key, stage_inputs
 from model.train import main as train_main
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX
 
 SWAMP, SWAMP1, MINE2 = (
     LABEL_INDEX[Square(t, c)] for t, c in ((Terrain.SWAMP, 0), (Terrain.SWAMP, 1), (Terrain.MINE, 2))

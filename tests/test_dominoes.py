@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scanner.dominoes import BOX_SQUARE_COUNTS, BOX_TERRAIN_COUNTS, DOMINOES
-from scanner.kingdom import LAND_TERRAINS, MAX_CROWNS, Square, Terrain
+from kingdomino.board import LAND_TERRAINS, MAX_CROWNS, Square, Terrain
+from kingdomino.dominoes import BOX_SQUARE_COUNTS, BOX_TERRAIN_COUNTS, DOMINOES
 
 T = Terrain
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from photo_files import forged_png
 from PIL import Image
 
+from kingdomino.board import BoardFormatError, Kingdom
 from scanner.errors import PhotoError
 from scanner.imageio import load_photo
-from scanner.kingdom import BoardFormatError, Kingdom
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "150"))
 FUZZ = settings(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.game import (
+from kingdomino.board import Kingdom
+from kingdomino.ranking import (
     BY_CROWNS,
     BY_LARGEST_TERRITORY,
     BY_TOTAL,
@@ -13,8 +14,7 @@ from scanner.game import (
     dynasty,
     rank_game,
 )
-from scanner.kingdom import Kingdom
-from scanner.scoring import ScoreReport
+from kingdomino.scoring import ScoreReport
 
 EDITIONS = ("second", "nordic")
 

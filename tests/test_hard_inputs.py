@@ -22,9 +22,9 @@ from photo_files import animated, forged_png
 from PIL import Image
 
 import scanner as scanner_package
+from kingdomino.board import Kingdom
 from model.scenes import Scene, generate_scene
 from scanner.errors import ScanError
-from scanner.kingdom import Kingdom
 
 MAX_PEAK_RSS_BYTES = 1.5 * 2**30
 #: The scan command runs in a child process on the same code as this test process.

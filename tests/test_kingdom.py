@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scanner.kingdom import (
+from kingdomino.board import (
     CASTLE_SQUARE,
     EMPTY_SQUARE,
     BoardFormatError,

@@ -7,11 +7,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX
 from model import label_audit
 from model.label_audit import audit, look_alikes
 from model.table import TILE_SOURCE, FeatureTable
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX
 
 SWAMP, SWAMP1 = LABEL_INDEX[Square(Terrain.SWAMP, 0)], LABEL_INDEX[Square(Terrain.SWAMP, 1)]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX
 from model.codebook import thumbnails
 from model.dataset import DEFAULT_DATA_DIR, BoardPhoto, board_squares, load_boards
 from model.features import normalise_crops
 from model.matching import NEUTRAL, ArtworkMatcher
-from scanner.kingdom import Square, Terrain
-from scanner.reading import LABEL_INDEX
 
 
 def _photo(name: str) -> BoardPhoto:

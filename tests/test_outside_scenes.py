@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 
 from benchmarks.outside import gen
-from scanner.kingdom import Kingdom, Square
-from scanner.scoring import score_kingdom
+from kingdomino.board import Kingdom, Square
+from kingdomino.scoring import score_kingdom
 
 
 def test_a_seed_gives_the_same_photo_and_truth_every_time() -> None:

@@ -11,11 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
+from kingdomino.board import Kingdom, Square, Terrain
+from kingdomino.labels import SquareReading
+from kingdomino.scoring import score_kingdom
 from scanner import page
 from scanner.errors import KingdomNotFoundError
-from scanner.kingdom import Kingdom, Square, Terrain
-from scanner.reading import SquareReading
-from scanner.scoring import score_kingdom
 
 BOARD = Kingdom.from_text(
     """

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scan_fakes import ColourClassifier, UnsureColourClassifier
 
+from kingdomino.board import Kingdom
 from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError, ScanError
-from scanner.kingdom import Kingdom
 from scanner.recognizer import (
     DARK_BELOW,
     GLARE_NOTE,

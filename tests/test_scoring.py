@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.kingdom import CASTLE_SQUARE, EMPTY_SQUARE, Kingdom, Square, Terrain
-from scanner.scoring import (
+from kingdomino.board import CASTLE_SQUARE, EMPTY_SQUARE, Kingdom, Square, Terrain
+from kingdomino.scoring import (
     is_middle_kingdom,
     occupied_extent,
     plausibility_warnings,

@@ -9,10 +9,10 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.dominoes import BOX_TERRAIN_COUNTS
-from scanner.game import rank_game
-from scanner.kingdom import CASTLE_SQUARE, EMPTY_SQUARE, LAND_TERRAINS, MAX_CROWNS, Kingdom, Square, Terrain
-from scanner.scoring import ScoreReport, score_kingdom, territories
+from kingdomino.board import CASTLE_SQUARE, EMPTY_SQUARE, LAND_TERRAINS, MAX_CROWNS, Kingdom, Square, Terrain
+from kingdomino.dominoes import BOX_TERRAIN_COUNTS
+from kingdomino.ranking import rank_game
+from kingdomino.scoring import ScoreReport, score_kingdom, territories
 
 BOUNDED = settings(max_examples=100, deadline=2000)
 

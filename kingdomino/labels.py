@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scanner.kingdom import MAX_CROWNS, Square, Terrain
+from kingdomino.board import MAX_CROWNS, Square, Terrain
 
 #: Every (terrain, crowns) a square can show, in a fixed order: the columns of predict_proba.
 LABELS: tuple[Square, ...] = tuple(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from scanner.kingdom import Square, Terrain
+from kingdomino.board import Square, Terrain
 
 W, F, L, G, S, M = (
     Terrain.WHEAT,

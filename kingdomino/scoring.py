@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from scanner.dominoes import BOX_SQUARE_COUNTS, BOX_TERRAIN_COUNTS
-from scanner.kingdom import LAND_TERRAINS, MAX_CROWNS, Cell, Kingdom, Square, Terrain
+from kingdomino.board import LAND_TERRAINS, MAX_CROWNS, Cell, Kingdom, Square, Terrain
+from kingdomino.dominoes import BOX_SQUARE_COUNTS, BOX_TERRAIN_COUNTS
 
 HARMONY_BONUS = 5
 MIDDLE_KINGDOM_BONUS = 10

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from scanner.kingdom import Kingdom
-from scanner.scoring import ScoreReport, score_kingdom
+from kingdomino.board import Kingdom
+from kingdomino.scoring import ScoreReport, score_kingdom
 
 EDITIONS: tuple[str, ...] = ("second", "nordic")
 DYNASTY_GAMES = 3
