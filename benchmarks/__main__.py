@@ -1,6 +1,6 @@
 """``python -m benchmarks``: time per stage, peak memory and scan/decode ratio for 1, 12 and 48 MP photos.
 
-Each photo is a generated table scene (``model.scenes``) saved as a JPEG. Every size is measured in a
+Each photo is a generated table scene (``benchmarks.scenes``) saved as a JPEG. Every size is measured in a
 fresh child process pinned to one CPU core with one thread per library, so peak resident memory belongs
 to that size alone and interpreter start-up and model loading are excluded from the scan time. Times are
 medians of ``--runs`` scans; the baseline is ``cv2.imdecode`` of the same JPEG bytes in the same process.
@@ -64,7 +64,7 @@ def machine() -> dict:
 
 def make_photos(folder: Path, quality: int = 90) -> dict[str, Path]:
     """One 12 MP scene, resized to each size (a 48 MP scene is the same table seen at 4× the pixels)."""
-    from model.scenes import generate_scene
+    from benchmarks.scenes import generate_scene
 
     scene = generate_scene(SCENE_SEED, size=SIZES["12 MP"])
     photos = {}
@@ -79,7 +79,7 @@ def make_photos(folder: Path, quality: int = 90) -> dict[str, Path]:
 
 def make_extra_photos(folder: Path, count: int, quality: int = 90) -> list[Path]:
     """``count`` more 12 MP scenes (other seeds) for the median over varied photos."""
-    from model.scenes import generate_scene
+    from benchmarks.scenes import generate_scene
 
     paths = []
     for seed in EXTRA_SEEDS[:count]:

@@ -198,7 +198,7 @@ def unsure_square_timing(classifier: SquareClassifier, squares: list[np.ndarray]
 def _decoder_section(probabilities: dict[str, np.ndarray], truths: dict) -> str | None:
     """The joint decoder's own comparison section, if that module is present."""
     try:
-        module = importlib.import_module("model.decode_eval")
+        module = importlib.import_module("benchmarks.decoder")
     except ImportError:
         return None
     compare = getattr(module, "compare_raw_decoded", None)

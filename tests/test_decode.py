@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+from benchmarks.decoder import CONFUSIONS, compare_raw_decoded
+from benchmarks.decoder import main as decode_eval_main
 from kingdomino.board import CASTLE_SQUARE, Kingdom, Square, Terrain
 from kingdomino.dominoes import DOMINOES
 from kingdomino.labels import LABEL_INDEX, LABELS
-from model.decode_eval import CONFUSIONS, compare_raw_decoded
-from model.decode_eval import main as decode_eval_main
 from scanner.decode import decode_kingdom
 
 LABELS_PATH = Path(__file__).resolve().parent.parent / "data" / "real" / "labels.json"

@@ -2,7 +2,7 @@
 
 Photos that cannot be read or hold no readable kingdom must end as that photo's one-line ``error``
 (exit status 1, the other photos still scanned); the photos phones produce must be read. Every photo is
-generated here from ``model.scenes`` (no binaries in the repo); the 48 MP photo is made once per session.
+generated here from ``benchmarks.scenes`` (no binaries in the repo); the 48 MP photo is made once per session.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from photo_files import animated, forged_png
 from PIL import Image
 
 import scanner as scanner_package
+from benchmarks.scenes import Scene, generate_scene
 from kingdomino.board import Kingdom
-from model.scenes import Scene, generate_scene
 from scanner.errors import ScanError
 
 MAX_PEAK_RSS_BYTES = 1.5 * 2**30

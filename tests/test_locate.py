@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from model.scenes import generate_scene
+from benchmarks.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError
 from scanner.imageio import load_photo
 from scanner.locate import TWO_KINGDOMS_NOTE, locate_kingdom, upright_rotation

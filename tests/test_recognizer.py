@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scan_fakes import ColourClassifier, UnsureColourClassifier
 
+from benchmarks.scenes import generate_scene
 from kingdomino.board import Kingdom
-from model.scenes import generate_scene
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.recognizer import (
     DARK_BELOW,

@@ -9,8 +9,8 @@ import cv2
 import pytest
 from scan_fakes import ColourClassifier
 
+from benchmarks.scenes import generate_scene
 from model.classifier import SquareClassifier
-from model.scenes import generate_scene
 from scanner.cli import main
 
 

@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.scenes import generate_scene, rotate_kingdom, scene_truth, with_reflections
 from kingdomino.board import Kingdom, Terrain
-from model.scenes import generate_scene, rotate_kingdom, scene_truth, with_reflections
 from scanner.locate import upright_rotation
 
 SMALL = (800, 600)

@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.scenes import generate_scene, rotate_kingdom
+from benchmarks.whole_photos import corner_errors
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import EMPTY_LABEL, LABEL_INDEX, LABELS
-from model.evaluate_scenes import corner_errors
-from model.scenes import generate_scene, rotate_kingdom
 from scanner import recognizer
 from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner

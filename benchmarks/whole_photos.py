@@ -1,4 +1,4 @@
-"""Measure the whole photo pipeline on generated table scenes (``python -m model.evaluate_scenes``).
+"""Measure the whole photo pipeline on generated table scenes (``python -m benchmarks.whole_photos``).
 
 Reports: photos located (all four corners within a quarter square of the truth), median corner error
 in squares, per-square terrain / crowns accuracy, boards with every square right, boards with the exact
@@ -18,8 +18,8 @@ from collections import defaultdict
 import cv2
 import numpy as np
 
+from benchmarks.scenes import generate_scene, rotate_kingdom, with_reflections
 from kingdomino.scoring import score_kingdom
-from model.scenes import generate_scene, rotate_kingdom, with_reflections
 from scanner.errors import ScanError
 from scanner.recognizer import KingdomScanner
 
@@ -132,7 +132,7 @@ def evaluate(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m model.evaluate_scenes", description=__doc__.splitlines()[0]
+        prog="python -m benchmarks.whole_photos", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=10_000)

@@ -1,4 +1,4 @@
-"""Scan other people's crops of the real table photos (``python -m model.evaluate_crops``).
+"""Scan other people's crops of the real table photos (``python -m benchmarks.real_crops``).
 
 ``data/real/alt_crops`` holds students' own perspective-corrected crops of the same raw table photos the
 labelled boards come from: other crop borders, other rectification, sometimes a row shifted or table in view.

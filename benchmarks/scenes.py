@@ -555,10 +555,10 @@ def scene_truth(scene: Scene) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m model.scenes --seed S --out photo.jpg``: write one scene and its truth (photo.json)."""
+    """``python -m benchmarks.scenes --seed S --out photo.jpg``: one scene and its truth (photo.json)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m model.scenes", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.scenes", description=main.__doc__)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--size", default="2400x1800", help="WIDTHxHEIGHT of the photo")

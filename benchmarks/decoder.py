@@ -1,6 +1,6 @@
 """Raw classifier reading versus joint decoding, on the real boards.
 
-``python -m model.decode_eval`` reads the out-of-fold square probabilities written by
+``python -m benchmarks.decoder`` reads the out-of-fold square probabilities written by
 ``python -m model.evaluate`` (out/oof_board_probs.npz: one (N, N, 18) array per board name) and
 prints a markdown section for model/MODEL.md. ``--simulated SEED`` measures instead on the true
 labels blurred by a fixed confusion model (crowns under-read, similar terrains swapped), which is
@@ -82,7 +82,7 @@ def scene_probabilities(
     """Classifier probabilities and true kingdoms of the generated scenes located at the right size."""
     import cv2
 
-    from model.scenes import generate_scene
+    from benchmarks.scenes import generate_scene
     from scanner.errors import ScanError
     from scanner.recognizer import KingdomScanner
 
@@ -181,7 +181,7 @@ def compare_raw_decoded(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m model.decode_eval", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.decoder", description=__doc__.splitlines()[0])
     parser.add_argument(
         "probabilities", nargs="?", type=Path, default=OOF_PATH, help="npz of (N, N, 18) per board"
     )
