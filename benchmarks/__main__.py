@@ -48,7 +48,7 @@ def machine() -> dict:
     import PIL
     import sklearn
 
-    from model.evaluate import cpu_name
+    from model.evaluation.evaluate import cpu_name
 
     return {
         "cpu": cpu_name(),

@@ -1,7 +1,7 @@
 """Raw classifier reading versus joint decoding, on the real boards.
 
 ``python -m benchmarks.decoder`` reads the out-of-fold square probabilities written by
-``python -m model.evaluate`` (out/oof_board_probs.npz: one (N, N, 18) array per board name) and
+``python -m model.evaluation.evaluate`` (out/oof_board_probs.npz: one (N, N, 18) array per board name) and
 prints a markdown section for model/MODEL.md. ``--simulated SEED`` measures instead on the true
 labels blurred by a fixed confusion model (crowns under-read, similar terrains swapped), which is
 how the decoder was developed before real out-of-fold probabilities existed. ``--scenes COUNT``
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if not args.probabilities.is_file():
             print(
-                f"no probabilities at {args.probabilities}: run `python -m model.evaluate` first",
+                f"no probabilities at {args.probabilities}: run `python -m model.evaluation.evaluate` first",
                 file=sys.stderr,
             )
             return 1

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.dataset import DEFAULT_DATA_DIR
+from model.training.dataset import DEFAULT_DATA_DIR
 from scanner.errors import ScanError
 from scanner.recognizer import KingdomScanner
 

@@ -8,6 +8,7 @@ gives a one-line ModelLoadError instead of a crash deep inside scikit-learn.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import warnings
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from kingdomino.labels import LABELS, SquareReading
 from model.codebook import PatchCodebook, thumbnails
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.crowns import CrownDetector, cell_maps
+from model.errors import ModelLoadError
 from model.features import (
     CropViews,
     FeatureConfig,
@@ -34,7 +36,7 @@ from model.features import (
 )
 from model.matching import ArtworkMatcher
 from model.turns import TurnedReader
-from scanner.errors import ModelLoadError
+from model.weights import compact, widen
 
 MODEL_FORMAT = "kingdomino-square-classifier/1"
 #: A square read with a top probability (before calibration) under RECHECK_BELOW is read again turned by
@@ -102,9 +104,13 @@ class SquareClassifier:
             "feature_config": self.feature_config.to_dict(),
             "temperature": self.temperature,
             "metadata": self.metadata,
-            "estimator_pickle": pickle.dumps(self.estimator, protocol=pickle.HIGHEST_PROTOCOL),
+            "estimator_pickle": pickle.dumps(
+                compact(copy.deepcopy(self.estimator)), protocol=pickle.HIGHEST_PROTOCOL
+            ),
             "codebook_pickle": pickle.dumps(self.codebook, protocol=pickle.HIGHEST_PROTOCOL),
-            "crown_detector_pickle": pickle.dumps(self.crown_detector, protocol=pickle.HIGHEST_PROTOCOL),
+            "crown_detector_pickle": pickle.dumps(
+                _compact_detector(self.crown_detector), protocol=pickle.HIGHEST_PROTOCOL
+            ),
             "matcher_pickle": pickle.dumps(self.matcher, protocol=pickle.HIGHEST_PROTOCOL),
         }
         joblib.dump(payload, path, compress=3)
@@ -137,9 +143,11 @@ class SquareClassifier:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", category=sklearn.exceptions.InconsistentVersionWarning)
-                estimator = pickle.loads(payload["estimator_pickle"])
+                estimator = widen(pickle.loads(payload["estimator_pickle"]))
                 codebook = pickle.loads(payload.get("codebook_pickle", pickle.dumps(None)))
-                detector = pickle.loads(payload.get("crown_detector_pickle", pickle.dumps(None)))
+                detector = _widen_detector(
+                    pickle.loads(payload.get("crown_detector_pickle", pickle.dumps(None)))
+                )
                 matcher = pickle.loads(payload.get("matcher_pickle", pickle.dumps(None)))
             config = FeatureConfig.from_dict(payload["feature_config"])
         except Exception as error:
@@ -251,6 +259,21 @@ class SquareClassifier:
 
     def classify(self, images: Sequence[np.ndarray], photo: bool = False) -> list[SquareReading]:
         return readings_from_proba(self.predict_proba(images, photo))
+
+
+def _compact_detector(detector: CrownDetector | None) -> CrownDetector | None:
+    """A copy of the crown detector as saved: its verifier without training state, in float16."""
+    if detector is None or getattr(detector, "verifier_", None) is None:
+        return detector
+    detector = copy.deepcopy(detector)
+    detector.verifier_ = compact(detector.verifier_)
+    return detector
+
+
+def _widen_detector(detector: CrownDetector | None) -> CrownDetector | None:
+    if detector is not None and getattr(detector, "verifier_", None) is not None:
+        detector.verifier_ = widen(detector.verifier_)
+    return detector
 
 
 def with_learned(

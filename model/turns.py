@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.neural_network import MLPClassifier
 from sklearn.neural_network._base import ACTIVATIONS
 
-from model.estimators import CrownExpert, GeometricEnsemble
+from model.ensemble import CrownExpert, GeometricEnsemble
 
 TURNS = 4
 #: Rows → (TURNS·n, classes) probabilities: the n rows in turn 0, then in turn 1, ...

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.errors import ModelLoadError
+
 
 class ScanError(Exception):
     """Base class: a photo that could not be turned into a kingdom. ``str(error)`` is the reason."""
@@ -25,5 +27,4 @@ class KingdomNotFoundError(ScanError):
         self.overlay = overlay
 
 
-class ModelLoadError(Exception):
-    """The trained model file is missing, damaged or was saved by another scikit-learn version."""
+__all__ = ["KingdomNotFoundError", "ModelLoadError", "PhotoError", "ScanError"]

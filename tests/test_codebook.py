@@ -7,11 +7,11 @@ import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
 from kingdomino.labels import LABELS
-from model import augment
 from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook, thumbnails
-from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import FeatureConfig, extract_features, normalise_crops
+from model.training import augment
+from model.training.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 
 
 @pytest.fixture(scope="module")

@@ -8,18 +8,18 @@ import cv2
 import numpy as np
 import pytest
 
-import model.crossval as crossval
+import model.training.crossval as crossval
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
 from model.classifier import MATCH_BELOW, RECHECK_BELOW
-from model.evaluate import (
+from model.evaluation.evaluate import (
     board_timing,
     held_out_section,
     most_frequent_errors,
     unsure_photos,
     unsure_square_timing,
 )
-from model.table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
+from model.training.feature_table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
 
 WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
 WHEAT_1 = LABEL_INDEX[Square(Terrain.WHEAT, 1)]

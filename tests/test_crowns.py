@@ -9,7 +9,6 @@ import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
 from kingdomino.labels import LABELS
-from model import augment
 from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.crowns import (
     BINS,
@@ -25,8 +24,9 @@ from model.crowns import (
     local_peaks,
     template_seeds,
 )
-from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import FeatureConfig, crown_template_peaks, extract_features, normalise_crops
+from model.training import augment
+from model.training.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 
 CROWNS = np.array([label.crowns for label in LABELS])
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import model.evaluate as evaluate
+import model.evaluation.evaluate as evaluate
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
-from model.dataset import (
+from model.features import CropViews, FeatureConfig, extract_features, normalise_crops, photo_white_point
+from model.training.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
     LabelCorrectionError,
@@ -21,9 +22,8 @@ from model.dataset import (
     load_tiles,
     tile_label_corrections,
 )
-from model.features import CropViews, FeatureConfig, extract_features, normalise_crops, photo_white_point
-from model.table import DEFAULT_PLAN, FeatureTable, _computed, _rows_key, stage_inputs
-from model.train import main as train_main
+from model.training.feature_table import DEFAULT_PLAN, FeatureTable, _computed, _rows_key, stage_inputs
+from model.training.train import main as train_main
 
 SWAMP, SWAMP1, MINE2 = (
     LABEL_INDEX[Square(t, c)] for t, c in ((Terrain.SWAMP, 0), (Terrain.SWAMP, 1), (Terrain.MINE, 2))

@@ -263,4 +263,4 @@ def test_comparison_report_counts_boards_and_changes(tmp_path: Path, capsys: pyt
     assert decode_eval_main([str(archive)]) == 0
     assert "### Joint decoding on out-of-fold" in capsys.readouterr().out
     assert decode_eval_main([str(tmp_path / "missing.npz")]) == 1
-    assert "run `python -m model.evaluate` first" in capsys.readouterr().err
+    assert "run `python -m model.evaluation.evaluate` first" in capsys.readouterr().err

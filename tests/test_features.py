@@ -8,7 +8,6 @@ import pytest
 
 from model.crowns import BINS as DETECTOR_BINS
 from model.crowns import CELL as DETECTOR_CELL
-from model.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 from model.features import (
     _HOG_DIRECTIONS,
     FINE_CELL,
@@ -26,6 +25,7 @@ from model.features import (
     normalise_crops,
     photo_white_point,
 )
+from model.training.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +151,7 @@ def test_the_photo_colour_block_takes_out_a_cast_the_whole_photo_shares(crops):
 
 
 def test_relighting_moves_a_white_level_as_it_moves_the_pixels(crops):
-    from model.augment import relight_with_levels
+    from model.training.augment import relight_with_levels
 
     board = np.ascontiguousarray(crops[:25].reshape(-1, SIDE, 3))
     for seed in range(5):

@@ -9,9 +9,9 @@ import numpy as np
 
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
-from model import label_audit
-from model.label_audit import audit, look_alikes
-from model.table import TILE_SOURCE, FeatureTable
+from model.evaluation import label_audit
+from model.evaluation.label_audit import audit, look_alikes
+from model.training.feature_table import TILE_SOURCE, FeatureTable
 
 SWAMP, SWAMP1 = LABEL_INDEX[Square(Terrain.SWAMP, 0)], LABEL_INDEX[Square(Terrain.SWAMP, 1)]
 
@@ -63,9 +63,9 @@ def test_the_audit_lays_out_each_misread_tile_with_its_look_alike(tmp_path: Path
 
 
 def test_without_a_cached_cross_validation_the_audit_says_what_to_run(tmp_path: Path, monkeypatch, capsys):
-    import model.evaluate
+    import model.training.calibration
 
-    monkeypatch.setattr(model.evaluate, "oof_cache_path", lambda *args: tmp_path / "missing.npz")
+    monkeypatch.setattr(model.training.calibration, "oof_cache_path", lambda *args: tmp_path / "missing.npz")
     assert label_audit.main(["--out", str(tmp_path / "audit")]) == 2
-    assert "run python -m model.evaluate" in capsys.readouterr().out
+    assert "run python -m model.evaluation" in capsys.readouterr().out
     assert not (tmp_path / "audit").exists()

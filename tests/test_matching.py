@@ -8,9 +8,9 @@ import pytest
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
 from model.codebook import thumbnails
-from model.dataset import DEFAULT_DATA_DIR, BoardPhoto, board_squares, load_boards
 from model.features import normalise_crops
 from model.matching import NEUTRAL, ArtworkMatcher
+from model.training.dataset import DEFAULT_DATA_DIR, BoardPhoto, board_squares, load_boards
 
 
 def _photo(name: str) -> BoardPhoto:

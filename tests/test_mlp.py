@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.neural_network import MLPClassifier
 
-from model.estimators import drop_training_state
 from model.mlp import ADAM_CHUNK, InPlaceAdam, InPlaceMLPClassifier
+from model.weights import drop_training_state
 
 
 def _data(dtype) -> tuple[np.ndarray, np.ndarray]:

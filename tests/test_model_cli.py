@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from model.dataset import DEFAULT_DATA_DIR
+from model.training.dataset import DEFAULT_DATA_DIR
 from scanner.cli import main
 
 

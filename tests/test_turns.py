@@ -8,7 +8,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import model.turns as turns_module
-from model.estimators import GeometricEnsemble
+from model.ensemble import GeometricEnsemble
 from model.turns import TurnedFirstLayer, TurnedReader, TurnOrbits
 
 

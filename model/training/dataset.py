@@ -17,7 +17,7 @@ from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
 
 #: The copy of the real data that ships with the repository (not with the wheel).
-DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "real"
 
 BOARD_SOURCE = "board"
 TILE_SOURCE = "tile"

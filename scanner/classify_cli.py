@@ -1,6 +1,6 @@
-"""``kingdomino classify``, ``kingdomino train`` and ``kingdomino evaluate``.
+"""``kingdomino classify``: read single-square images with the shipped classifier.
 
-classify treats each image as one square. A file that cannot be read gets a one-line error for that
+It treats each image as one square. A file that cannot be read gets a one-line error for that
 file (a JSON line with "error" under --json, so outputs stay in input order); the others are answered.
 Exit status: 0 all answered, 1 some file failed, 2 the model could not be loaded or bad arguments.
 """
@@ -53,15 +53,3 @@ def classify_main(argv: list[str]) -> int:
             words = f"{reading.terrain.value}, {_crown_words(reading.crowns)}"
             print(f"{source}: {words} ({reading.confidence:.0%})")
     return status
-
-
-def train_main(argv: list[str]) -> int:
-    from model.train import main
-
-    return main(argv)
-
-
-def evaluate_main(argv: list[str]) -> int:
-    from model.evaluate import main
-
-    return main(argv)

@@ -1,10 +1,10 @@
 """Grouped cross-validation of the square classifier; writes model/MODEL.md and out/oof_board_probs.npz.
 
-Usage: python -m model.evaluate [--folds 5] [--estimator NAME] [--data DIR]
+Usage: python -m model.evaluation.evaluate [--folds 5] [--estimator NAME] [--data DIR]
 
 Boards are grouped by kingdom and tiles by source photo (see crossval.py), so every figure is for
 kingdoms and photos the model never saw. The out-of-fold board probabilities are saved for the joint
-decoder, and the softmax temperature that calibrates them is stored in model/calibration.json. Each
+decoder, and the softmax temperature that calibrates them is stored in model/training/calibration.json. Each
 photo set is also read by a model fitted without it (another camera and light than any it learnt from).
 """
 
@@ -14,7 +14,6 @@ import argparse
 import contextlib
 import functools
 import importlib
-import json
 import os
 import platform
 import time
@@ -37,23 +36,8 @@ from model.classifier import (
     RECHECK_DEGREES,
     SquareClassifier,
 )
-from model.crossval import CODEBOOK_WORDS, held_out_source, learned_stages_tag, out_of_fold
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
-from model.dataset import (
-    BOARD_SOURCE,
-    DEFAULT_DATA_DIR,
-    TILE_SOURCE,
-    BoardPhoto,
-    LabelCorrectionError,
-    board_squares,
-    load_board_squares,
-    load_boards,
-    load_tiles,
-    tile_label_corrections,
-)
-from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
-from model.features import FeatureConfig, feature_size, normalise_crops
-from model.metrics import (
+from model.evaluation.metrics import (
     LABEL_CROWNS,
     LABEL_TERRAIN,
     TERRAINS,
@@ -65,12 +49,30 @@ from model.metrics import (
     kingdom_of,
     label_name,
 )
-from model.table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, cache_key
-from model.train import CALIBRATION_PATH
+from model.features import FeatureConfig, feature_size, normalise_crops
+from model.training.calibration import (
+    apply_temperature,
+    cv_key,
+    expected_calibration_error,
+    fit_temperature,
+    oof_cache_path,
+)
+from model.training.crossval import CODEBOOK_WORDS, held_out_source, out_of_fold
+from model.training.dataset import (
+    BOARD_SOURCE,
+    DEFAULT_DATA_DIR,
+    TILE_SOURCE,
+    LabelCorrectionError,
+    board_squares,
+    load_boards,
+    tile_label_corrections,
+)
+from model.training.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
+from model.training.feature_table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, original_crops
 from scanner.recognizer import UNFAMILIAR_SHARE, UNSURE_BELOW, looks_unfamiliar
 
-REPO = Path(__file__).resolve().parent.parent
-MODEL_CARD = Path(__file__).resolve().parent / "MODEL.md"
+REPO = Path(__file__).resolve().parents[2]
+MODEL_CARD = Path(__file__).resolve().parents[1] / "MODEL.md"
 OOF_PATH = REPO / "out" / "oof_board_probs.npz"
 
 
@@ -79,57 +81,12 @@ SOURCES = (BOARD_SOURCE, TILE_SOURCE)
 SOURCE_NAMES = {BOARD_SOURCE: "boards", TILE_SOURCE: "tiles"}
 
 
-def cv_key(data_dir: Path = DEFAULT_DATA_DIR, corrected: bool = True) -> str:
-    """Names the cached CV results of the default features and plan: the table and the learned stages."""
-    return f"{cache_key(FeatureConfig(), AugmentPlan(), data_dir, corrected)}-{learned_stages_tag()}"
-
-
-def oof_cache_path(
-    estimator_name: str, n_folds: int, data_dir: Path = DEFAULT_DATA_DIR, corrected: bool = True
-) -> Path:
-    """Where the grouped CV's out-of-fold probabilities (with re-reading) are cached."""
-    recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
-    return CACHE_DIR / f"oof-{cv_key(data_dir, corrected)}-{estimator_name}-{n_folds}-{recheck}.npz"
-
-
 def shipped_labels(table: FeatureTable, corrections: dict[str, tuple[int, int]]) -> np.ndarray:
     """The label of every table row as labels.json ships it, before the tile label ``corrections``."""
     labels = table.labels.copy()
     for name, (shipped, _) in corrections.items():
         labels[table.names == name] = shipped
     return labels
-
-
-def fit_temperature(log_probabilities: np.ndarray, truth: np.ndarray) -> float:
-    """Softmax temperature minimising the out-of-fold negative log-likelihood (grid search)."""
-    best, best_loss = 1.0, np.inf
-    for temperature in np.exp(np.linspace(np.log(0.3), np.log(5.0), 120)):
-        scaled = log_probabilities / temperature
-        scaled -= scaled.max(axis=1, keepdims=True)
-        log_norm = np.log(np.exp(scaled).sum(axis=1))
-        loss = float(np.mean(log_norm - scaled[np.arange(len(truth)), truth]))
-        if loss < best_loss:
-            best, best_loss = float(temperature), loss
-    return best
-
-
-def apply_temperature(probabilities: np.ndarray, temperature: float) -> np.ndarray:
-    scaled = np.log(np.clip(probabilities, 1e-12, 1.0)) / temperature
-    scaled -= scaled.max(axis=1, keepdims=True)
-    out = np.exp(scaled)
-    return out / out.sum(axis=1, keepdims=True)
-
-
-def expected_calibration_error(probabilities: np.ndarray, truth: np.ndarray, bins: int = 10) -> float:
-    confidence = probabilities.max(axis=1)
-    correct = probabilities.argmax(axis=1) == truth
-    edges = np.linspace(0, 1, bins + 1)
-    error = 0.0
-    for low, high in zip(edges[:-1], edges[1:], strict=True):
-        inside = (confidence > low) & (confidence <= high)
-        if inside.any():
-            error += inside.mean() * abs(correct[inside].mean() - confidence[inside].mean())
-    return float(error)
 
 
 def _markdown_matrix(matrix: np.ndarray, names: list[str]) -> str:
@@ -354,15 +311,6 @@ def compared_estimators(
     ]
 
 
-def original_crops(table: FeatureTable, photos: list[BoardPhoto], data_dir: Path) -> np.ndarray:
-    """Normalised crops of the table's original (real) squares, in row order, for the re-reading."""
-    squares = load_board_squares(photos)
-    squares.extend(load_tiles(data_dir))
-    if list(squares.names) != list(table.names[table.original]):
-        raise RuntimeError("the data directory no longer matches the cached feature table; rebuild it")
-    return normalise_crops(squares.images)
-
-
 def evaluate(
     data_dir: Path,
     estimator_name: str,
@@ -430,10 +378,8 @@ def evaluate(
     truth = table.labels[rows]
     sources = table.sources[rows]
 
+    # the card shows what this CV fits; training's calibration step stores it (model.training.calibration)
     temperature = fit_temperature(np.log(np.clip(raw, 1e-12, 1.0)), truth)
-    calibration = json.loads(CALIBRATION_PATH.read_text()) if CALIBRATION_PATH.is_file() else {}
-    calibration[estimator_name] = round(temperature, 4)
-    CALIBRATION_PATH.write_text(json.dumps(calibration, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     probabilities = apply_temperature(raw, temperature)
     predicted = probabilities.argmax(axis=1)
 
@@ -470,7 +416,7 @@ def evaluate(
     lines = [
         "# Model card: square classifier",
         "",
-        "_Generated by `python -m model.evaluate` (= `kingdomino evaluate`); do not edit by hand._",
+        "_Generated by `python -m model.evaluation` (= `kingdomino evaluate`); do not edit by hand._",
         "",
         "## Data",
         f"- Boards: {len(board_truth)} cropped top-down photos of 5×5 kingdoms "
@@ -536,8 +482,8 @@ def evaluate(
         "crown model has to count icons, while the joint model also leans on a terrain's artwork, which "
         "hints at the count but does not decide it.",
         f"- Joint 18-class output (terrain + crowns, only combinations in the box). Softmax temperature "
-        f"{temperature:.3f} fitted on the out-of-fold predictions (stored in `model/calibration.json`, "
-        "used by `kingdomino train`).",
+        f"{temperature:.3f} fitted on the out-of-fold predictions (training's calibration step stores it "
+        "in `model/training/calibration.json`).",
         "",
         f"## Grouped {n_folds}-fold cross-validation",
         "Boards grouped by `kingdom_id`, tiles by `source_photo`; augmented copies stay with their original.",
@@ -623,8 +569,8 @@ def evaluate(
         f"- Label corrections: {len(corrections)} tile labels contradict the photo and are corrected in "
         "`data/real/label_corrections.json` (each with the reason). They were found by looking at every "
         "misread tile next to its most similar tile in the other photos (often the same physical tile in "
-        "the next photo of the session; `python -m model.label_audit` draws these sheets); only squares "
-        "whose crowns or terrain are in full view were "
+        "the next photo of the session; `python -m model.evaluation.label_audit` draws these sheets); "
+        "only squares whose crowns or terrain are in full view were "
         f"changed. The cross-validation reads {read_as_corrected} of the {len(corrections)} as corrected: "
         + ", ".join(
             f"`{name}` ({label_name(was)} → {label_name(now)})" for name, (was, now) in corrections.items()
@@ -668,8 +614,8 @@ def evaluate(
         "",
         "## Commands",
         "```",
-        "python -m model.train       # or: kingdomino train    (writes model/square_classifier.joblib)",
-        f"python -m model.evaluate --folds {n_folds}    # or: kingdomino evaluate (rewrites this card, "
+        "python -m model.training    # or: kingdomino train    (writes model/square_classifier.joblib)",
+        f"python -m model.evaluation --folds {n_folds}    # or: kingdomino evaluate (rewrites this card, "
         "out/oof_board_probs.npz)",
         "kingdomino classify SQUARE.png ... --json",
         "```",

@@ -1,12 +1,11 @@
 """Train the square classifier on all real data (+ augmentation) and write the packaged model file.
 
-Usage: python -m model.train [--data DIR] [--out PATH] [--estimator NAME] [--no-cache]
+Usage: python -m model.training.train [--data DIR] [--out PATH] [--estimator NAME] [--no-cache]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
@@ -14,28 +13,13 @@ from pathlib import Path
 import numpy as np
 
 from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
-from model.crossval import fit_classifier
-from model.dataset import DEFAULT_DATA_DIR, LabelCorrectionError, tile_label_corrections
-from model.estimators import (
-    DEFAULT_ESTIMATOR,
-    ESTIMATOR_NAMES,
-    drop_training_state,
-    fold_scalers,
-    make_estimator,
-)
 from model.features import FeatureConfig
-from model.table import AugmentPlan, build_table
-
-#: Written by the evaluate command: the softmax temperature fitted on out-of-fold predictions.
-CALIBRATION_PATH = Path(__file__).resolve().parent / "calibration.json"
-
-
-def fitted_temperature(estimator_name: str) -> float:
-    """Temperature measured by grouped CV for this estimator (1.0 until evaluate has run)."""
-    if CALIBRATION_PATH.is_file():
-        stored = json.loads(CALIBRATION_PATH.read_text(encoding="utf-8"))
-        return float(stored.get(estimator_name, 1.0))
-    return 1.0
+from model.training.calibration import calibrate, fitted_temperature
+from model.training.crossval import fit_classifier
+from model.training.dataset import DEFAULT_DATA_DIR, LabelCorrectionError, tile_label_corrections
+from model.training.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
+from model.training.feature_table import AugmentPlan, build_table
+from model.weights import drop_training_state, fold_scalers
 
 
 def train(
@@ -93,7 +77,9 @@ def recalibrate(path: Path = DEFAULT_MODEL_PATH) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kingdomino train", description="Train the square classifier.")
+    parser = argparse.ArgumentParser(
+        prog="python -m model.training", description="Train the square classifier."
+    )
     parser.add_argument(
         "--data", type=Path, default=DEFAULT_DATA_DIR, help="folder with labels.json (data/real)"
     )
@@ -101,9 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=DEFAULT_ESTIMATOR)
     parser.add_argument("--no-cache", action="store_true", help="recompute features (ignore out/cache)")
     parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="first fit the temperature on grouped out-of-fold predictions (about 15 min on 2 cores)",
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the calibration's folds")
+    parser.add_argument(
         "--recalibrate",
         action="store_true",
-        help="only set the model's temperature from model/calibration.json",
+        help="only set the model's temperature from the stored calibration",
     )
     args = parser.parse_args(argv)
     if args.recalibrate:
@@ -117,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     except LabelCorrectionError as error:
         print(f"kingdomino train: {error}")
         return 2
+    if args.calibrate:
+        print(f"temperature {calibrate(args.estimator, data_dir=args.data, n_jobs=args.jobs):.3f} stored")
     train(args.data, args.out, args.estimator, use_cache=not args.no_cache)
     return 0
 

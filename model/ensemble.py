@@ -1,25 +1,21 @@
-"""Candidate estimators on the square features, by name (chosen by grouped cross-validation)."""
+"""The estimators the shipped classifier is made of: a geometric ensemble of MLPs and a crown-count expert.
+
+Runtime classes (the model file pickles them); which combination ships is chosen in
+``model.training.estimators``.
+"""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from kingdomino.board import MAX_CROWN_DIGIT
 from kingdomino.labels import LABELS
 from model.crowns import N_FEATURES as CROWN_DETECTOR_FEATURES
 from model.features import FeatureConfig, block_sizes, feature_size
-from model.metrics import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
-from model.mlp import InPlaceMLPClassifier, first_layer_with_scaler
+from model.label_columns import IS_LAND, LABEL_CROWNS, LABEL_TERRAIN, TERRAINS
 
-IS_LAND = np.array([terrain.is_land for terrain in TERRAINS])
 #: The name of the crown detector's columns, which follow the fixed feature blocks.
 CROWN_DETECTOR = "crown_det"
 
@@ -151,105 +147,3 @@ def block_columns(names: tuple[str, ...], config: FeatureConfig | None = None) -
     if CROWN_DETECTOR in names:
         columns.append(np.arange(feature_size(config), feature_size(config) + CROWN_DETECTOR_FEATURES))
     return np.concatenate(columns)
-
-
-def _replace_fitted(estimator, change: Callable):
-    """``change`` applied bottom-up to the estimator and every fitted part inside it (attributes ending in
-    "_", lists of them, a pipeline's steps), each part replaced by what ``change`` returns."""
-
-    def replaced(part):
-        return _replace_fitted(part, change) if isinstance(part, BaseEstimator) else part
-
-    if isinstance(estimator, Pipeline):
-        estimator.steps = [(name, replaced(step)) for name, step in estimator.steps]
-    for name, value in list(vars(estimator).items()):
-        if name.endswith("_") and isinstance(value, list):
-            setattr(estimator, name, [replaced(part) for part in value])
-        elif name.endswith("_") and isinstance(value, BaseEstimator):
-            setattr(estimator, name, replaced(value))
-    return change(estimator)
-
-
-def _without_optimizer(part):
-    if isinstance(part, MLPClassifier):
-        part.__dict__.pop("_optimizer", None)
-    return part
-
-
-def drop_training_state(estimator) -> None:
-    """Delete what only further training needs (the MLPs' Adam moments, half their size) before saving."""
-    _replace_fitted(estimator, _without_optimizer)
-
-
-def _scaler_in_first_layer(part):
-    """A StandardScaler → MLP pipeline as one MLP: w·(x - mean)/scale + b = (w/scale)·x + b - w·mean/scale."""
-    steps = [step for _, step in part.steps] if isinstance(part, Pipeline) else []
-    if len(steps) != 2 or type(steps[0]) is not StandardScaler or not isinstance(steps[1], MLPClassifier):
-        return part
-    scaler, mlp = steps
-    mlp.coefs_[0], mlp.intercepts_[0] = first_layer_with_scaler(scaler, mlp)
-    return mlp
-
-
-def fold_scalers(estimator):
-    """The estimator with each StandardScaler → MLP pipeline made one MLP that scales in its first layer.
-
-    The same probabilities (to float rounding), one pass over the features less per member, which matters
-    when a board's 100 turned rows are read.
-    """
-    return _replace_fitted(estimator, _scaler_in_first_layer)
-
-
-def make_estimator(name: str, seed: int = 0):
-    """A fresh, unfitted estimator with predict_proba over the joint label indices."""
-    if name == "logistic":
-        return make_pipeline(StandardScaler(), LogisticRegression(C=0.05, max_iter=400))
-    if name in ("mlp", "mlp_wide", "mlp_strong"):
-        return make_pipeline(
-            StandardScaler(),
-            InPlaceMLPClassifier(
-                hidden_layer_sizes=(512,) if name == "mlp_wide" else (256,),
-                alpha=1e-2 if name == "mlp_strong" else 1e-3,
-                batch_size=256,
-                learning_rate_init=1e-3,
-                max_iter=40,
-                early_stopping=False,
-                random_state=seed,
-            ),
-        )
-    if name == "factored":
-        return TerrainCrownEstimator(make_estimator("logistic", seed), make_estimator("logistic", seed))
-    if name == "mlp_bag":
-        members = [make_estimator("mlp", seed + offset) for offset in range(3)]
-        return GeometricEnsemble(members, [1.0, 1.0, 1.0], n_jobs=2)
-    if name == "mlp_mix":  # the 3-MLP bag and a more regularised MLP, weighted half and half
-        members = [make_estimator("mlp", seed + offset) for offset in range(3)] + [
-            make_estimator("mlp_strong", seed)
-        ]
-        return GeometricEnsemble(members, [1.0, 1.0, 1.0, 3.0], n_jobs=2)
-    if name in ("mlp_crowns", "mlp_mix_crowns"):  # joint model × crown-count expert on crown features
-        crown_model = make_pipeline(
-            StandardScaler(),
-            InPlaceMLPClassifier(
-                hidden_layer_sizes=(256,), alpha=1e-2, batch_size=256, max_iter=40, random_state=seed
-            ),
-        )
-        return CrownExpert(make_estimator(name.removesuffix("_crowns"), seed), crown_model, weight=0.5)
-    if name == "ensemble":
-        return GeometricEnsemble([make_estimator("logistic", seed), make_estimator("mlp", seed)], [1.0, 1.0])
-    raise ValueError(f"unknown estimator {name!r}")
-
-
-ESTIMATOR_NAMES = (
-    "logistic",
-    "mlp",
-    "mlp_wide",
-    "mlp_strong",
-    "mlp_bag",
-    "mlp_mix",
-    "ensemble",
-    "factored",
-    "mlp_crowns",
-    "mlp_mix_crowns",
-)
-DEFAULT_ESTIMATOR = "mlp_mix_crowns"

@@ -18,9 +18,9 @@ from model.classifier import SquareClassifier, feature_permutation, with_learned
 from model.codebook import PatchCodebook
 from model.crowns import CrownDetector, template_seeds
 from model.features import FeatureConfig
+from model.label_columns import LABEL_CROWNS
 from model.matching import ArtworkMatcher
-from model.metrics import LABEL_CROWNS
-from model.table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
+from model.training.feature_table import STAGE_INPUTS_VERSION, SYNTHETIC_SOURCE, FeatureTable
 
 #: Codewords of the patch codebook (0 = no codebook): 128 words × 4 quarter turns × 4 quarters of the square.
 CODEBOOK_WORDS = 128

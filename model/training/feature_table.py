@@ -19,19 +19,8 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL
-from model import augment
 from model.codebook import thumbnails
 from model.crowns import cell_maps
-from model.dataset import (
-    BOARD_SOURCE,
-    CORRECTIONS_FILE,
-    DEFAULT_DATA_DIR,
-    TILE_SOURCE,
-    SquareSet,
-    load_board_squares,
-    load_boards,
-    load_tiles,
-)
 from model.features import (
     BLOCKS,
     CropViews,
@@ -42,9 +31,21 @@ from model.features import (
     normalise_crops,
     photo_white_point,
 )
+from model.training import augment
+from model.training.dataset import (
+    BOARD_SOURCE,
+    CORRECTIONS_FILE,
+    DEFAULT_DATA_DIR,
+    TILE_SOURCE,
+    BoardPhoto,
+    SquareSet,
+    load_board_squares,
+    load_boards,
+    load_tiles,
+)
 
 SYNTHETIC_SOURCE = "synthetic"
-CACHE_DIR = Path(__file__).resolve().parent.parent / "out" / "cache"
+CACHE_DIR = Path(__file__).resolve().parents[2] / "out" / "cache"
 TABLE_VERSION = 10  # bump when augmentation changes, to invalidate caches
 BLOCK_VERSIONS: dict[str, int] = {}  # bump a block's version when its features change (default 1)
 ROW_FIELDS = ("labels", "groups", "sources", "original", "sample", "names", "white_points")
@@ -364,3 +365,12 @@ def build_table(
 
 
 __all__ = ["FeatureTable", "AugmentPlan", "build_table", "SYNTHETIC_SOURCE", "TILE_SOURCE", "BOARD_SOURCE"]
+
+
+def original_crops(table: FeatureTable, photos: list[BoardPhoto], data_dir: Path) -> np.ndarray:
+    """Normalised crops of the table's original (real) squares, in row order, for the re-reading."""
+    squares = load_board_squares(photos)
+    squares.extend(load_tiles(data_dir))
+    if list(squares.names) != list(table.names[table.original]):
+        raise RuntimeError("the data directory no longer matches the cached feature table; rebuild it")
+    return normalise_crops(squares.images)

@@ -1,8 +1,8 @@
 """Contact sheets for checking tile labels: every misread tile next to its closest look-alike elsewhere.
 
-Usage: python -m model.label_audit [--estimator NAME] [--folds 5] [--out out/label_audit]
+Usage: python -m model.evaluation.label_audit [--estimator NAME] [--folds 5] [--out out/label_audit]
 
-It reads the out-of-fold predictions the last ``model.evaluate`` run cached. A tile's look-alike is
+It reads the out-of-fold predictions the last ``model.evaluation.evaluate`` run cached. A tile's look-alike is
 the most similar tile in the other folds, compared in grey after contrast normalisation, in all
 4 quarter turns and shifted by up to 2 px at 32 px. In a session of photos that is often the same
 physical tile in the next photo. When the classifier and a near-identical look-alike agree against
@@ -18,12 +18,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from model.crossval import assign_folds
-from model.dataset import DEFAULT_DATA_DIR, TILE_SOURCE
-from model.metrics import label_name
-from model.table import FeatureTable, build_table
+from model.evaluation.metrics import label_name
+from model.training.crossval import assign_folds
+from model.training.dataset import DEFAULT_DATA_DIR, TILE_SOURCE
+from model.training.feature_table import FeatureTable, build_table
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHIFT = 2  # pixels at 32 px: a sloppy crop moves the artwork by a few pixels
 MARGIN = 4  # the crop's edge (a neighbour's strip) is left out of the comparison
 CELL = 240  # pixels per tile on the sheet
@@ -111,11 +111,11 @@ def audit(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from model.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES
-    from model.evaluate import oof_cache_path
+    from model.training.calibration import oof_cache_path
+    from model.training.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES
 
     parser = argparse.ArgumentParser(
-        prog="python -m model.label_audit", description="Contact sheets of the misread tiles."
+        prog="python -m model.evaluation.label_audit", description="Contact sheets of the misread tiles."
     )
     parser.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=DEFAULT_ESTIMATOR)
     parser.add_argument("--folds", type=int, default=5)
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     path = oof_cache_path(args.estimator, args.folds)
     if not path.is_file():
-        print(f"label audit: no cross-validation cached for {args.estimator}; run python -m model.evaluate")
+        print(f"label audit: no cross-validation cached for {args.estimator}; run python -m model.evaluation")
         return 2
     with np.load(path) as stored:
         rows, raw = stored["rows"], stored["raw"]

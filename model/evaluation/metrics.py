@@ -9,16 +9,9 @@ import numpy as np
 from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import LABELS
 from kingdomino.scoring import score_kingdom
+from model.label_columns import LABEL_CROWNS, LABEL_TERRAIN, TERRAINS, label_name
 
-TERRAINS = list(Terrain)
-LABEL_TERRAIN = np.array([TERRAINS.index(Terrain(label.terrain)) for label in LABELS])
-LABEL_CROWNS = np.array([label.crowns for label in LABELS])
-
-
-def label_name(index: int) -> str:
-    """A joint label as the card writes it: terrain and crown count, e.g. "mine2"."""
-    label = LABELS[index]
-    return f"{label.terrain.value}{label.crowns if label.crowns else ''}"
+__all__ = ["LABEL_CROWNS", "LABEL_TERRAIN", "TERRAINS", "label_name"]
 
 
 @dataclass
