@@ -112,11 +112,29 @@ def _add_bonus_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: The board formats, as ``kingdomino score --help`` and ``rank --help`` show them.
+BOARD_FORMAT = """board formats:
+  text: one row per line, squares separated by spaces, # starts a comment.
+        A square is a terrain letter and its crowns: W wheat, F forest, L lake,
+        G grassland, S swamp, M mine (e.g. G2 = grassland with 2 crowns);
+        C is the castle, . an empty square. 5 rows of 5 (or 7 of 7, Mighty Duel):
+          G0 L0 F0 F0 F0
+          G0 F0 F1 F1 G0
+          G1 S2 C  F0 G0
+          .  S0 L0 G2 G1
+          F0 L1 L0 G0 W0
+  JSON: {"grid_size": 5, "squares": [[{"terrain": "grassland", "crowns": 0}, ...], ...]}
+        as written by kingdomino scan --json (row 0 at the top)."""
+
+
 # --- score -------------------------------------------------------------------------------------
 def score_main(argv: Sequence[str], stdin: BinaryIO | None = None) -> int:
     """``kingdomino score BOARD [--harmony] [--middle-kingdom] [--json]``."""
     parser = argparse.ArgumentParser(
-        prog="kingdomino score", description="Score one Kingdomino board given as text or JSON."
+        prog="kingdomino score",
+        description="Score one Kingdomino board given as text or JSON.",
+        epilog=BOARD_FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("board", help="board file (text or JSON), or - to read standard input")
     _add_bonus_flags(parser)
@@ -170,6 +188,8 @@ def rank_main(argv: Sequence[str], stdin: BinaryIO | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kingdomino rank",
         description="Rank a game: one board per player. Name players NAME=PATH, or the file stem is used.",
+        epilog=BOARD_FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("boards", nargs="+", metavar="[NAME=]BOARD", help="one board per player (- = stdin)")
     parser.add_argument(
