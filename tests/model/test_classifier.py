@@ -46,6 +46,8 @@ from model.training.estimators import make_estimator
 from model.weights import drop_training_state, fold_scalers
 from scanner.errors import ModelLoadError
 
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def classifier() -> SquareClassifier:

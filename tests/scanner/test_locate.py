@@ -15,8 +15,10 @@ from scanner.imageio import load_photo
 from scanner.locate import TWO_KINGDOMS_NOTE, locate_kingdom, upright_rotation
 from scanner.recognizer import DECODE_MAX_SIDE
 
-BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
-TEST_DATA = Path(__file__).resolve().parent / "data"
+pytestmark = pytest.mark.slow
+
+BOARDS = Path(__file__).resolve().parents[2] / "data" / "real" / "boards"
+TEST_DATA = Path(__file__).resolve().parents[1] / "data"
 SIZE = (1600, 1200)
 
 

@@ -22,7 +22,9 @@ from pathlib import Path
 import cv2
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SAMPLE = ROOT / "data/samples/sample_table.jpg"
 SCREENSHOT = ROOT / "docs/page.png"

@@ -8,11 +8,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from photo_files import animated, forged_png
 from PIL import Image, ImageOps
 
 from scanner.errors import PhotoError
 from scanner.imageio import ALPHA_BACKGROUND_BGR, MAX_PIXELS, Photo, downscale, load_photo
+from tests.support.photo_files import animated, forged_png
 
 RED, GREEN, BLUE, WHITE = (0, 0, 255), (0, 255, 0), (255, 0, 0), (255, 255, 255)
 

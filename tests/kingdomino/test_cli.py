@@ -14,7 +14,7 @@ import pytest
 from kingdomino.board import Kingdom
 from kingdomino.cli import rank_main, score_main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "samples" / "sample_board.txt"
 
 

@@ -18,13 +18,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from photo_files import animated, forged_png
 from PIL import Image
 
 import scanner as scanner_package
 from benchmarks.scenes import Scene, generate_scene
 from kingdomino.board import Kingdom
 from scanner.errors import ScanError
+from tests.support.photo_files import animated, forged_png
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 MAX_PEAK_RSS_BYTES = 1.5 * 2**30
 #: The scan command runs in a child process on the same code as this test process.

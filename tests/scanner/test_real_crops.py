@@ -14,7 +14,7 @@ import pytest
 
 from scanner.locate import locate_kingdom
 
-REAL = Path(__file__).resolve().parent.parent / "data" / "real"
+REAL = Path(__file__).resolve().parents[2] / "data" / "real"
 
 
 def worst_corner_error(found: np.ndarray, width: int, height: int, grid_size: int) -> float:

@@ -13,6 +13,8 @@ from model.features import FeatureConfig, extract_features, normalise_crops
 from model.training import augment
 from model.training.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def board():

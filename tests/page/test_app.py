@@ -11,7 +11,9 @@ from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.scoring import score_kingdom
 from scanner import page
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+pytestmark = pytest.mark.model
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def key(at: AppTest, name: str) -> str:

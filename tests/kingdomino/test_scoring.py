@@ -17,7 +17,7 @@ from kingdomino.scoring import (
     territories,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOARD = ROOT / "data" / "samples" / "sample_board.txt"
 LABELS = ROOT / "data" / "real" / "labels.json"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import cv2
 import pytest
-from scan_fakes import ColourClassifier
 
 from benchmarks.scenes import generate_scene
 from model.classifier import SquareClassifier
 from scanner.cli import main
+from tests.support.scan_fakes import ColourClassifier
 
 
 @pytest.fixture(scope="module")

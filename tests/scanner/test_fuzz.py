@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from photo_files import forged_png
 from PIL import Image
 
 from kingdomino.board import BoardFormatError, Kingdom
 from scanner.errors import PhotoError
 from scanner.imageio import load_photo
+from tests.support.photo_files import forged_png
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "150"))
 FUZZ = settings(

@@ -25,7 +25,9 @@ from scanner.table import (
     weigh_empty,
 )
 
-BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
+pytestmark = pytest.mark.model
+
+BOARDS = Path(__file__).resolve().parents[2] / "data" / "real" / "boards"
 WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
 TAN_TABLE = (150, 200, 230)  # BGR: a light wooden table the classifier alone reads as wheat in a hole
 TILE_COLOURS = [(40, 140, 60), (170, 90, 30), (30, 80, 40), (20, 200, 220), (60, 60, 60), (90, 130, 110)]

@@ -17,7 +17,7 @@ from kingdomino.dominoes import DOMINOES
 from kingdomino.labels import LABEL_INDEX, LABELS
 from scanner.decode import decode_kingdom
 
-LABELS_PATH = Path(__file__).resolve().parent.parent / "data" / "real" / "labels.json"
+LABELS_PATH = Path(__file__).resolve().parents[2] / "data" / "real" / "labels.json"
 
 
 def square(token: str) -> Square:

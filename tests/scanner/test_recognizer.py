@@ -8,7 +8,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from scan_fakes import ColourClassifier, UnsureColourClassifier
 
 from benchmarks.scenes import generate_scene
 from kingdomino.board import Kingdom
@@ -22,9 +21,12 @@ from scanner.recognizer import (
     castle_shift,
     glare_squares,
 )
+from tests.support.scan_fakes import ColourClassifier, UnsureColourClassifier
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
-BOARDS = Path(__file__).resolve().parent.parent / "data" / "real" / "boards"
+pytestmark = pytest.mark.model
+
+SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
+BOARDS = Path(__file__).resolve().parents[2] / "data" / "real" / "boards"
 
 
 @pytest.fixture(scope="module")
@@ -189,9 +191,9 @@ def test_castle_shift_moves_the_frame_only_across_empty_edge_lines_towards_the_c
 
 def test_kingdom_with_a_missing_edge_row_is_placed_with_the_castle_central() -> None:
     """A real board with its top row taken away, on a plain table: the empty row goes on top."""
-    truth = json.loads((Path(__file__).resolve().parent.parent / "data" / "real" / "labels.json").read_text())
+    truth = json.loads((Path(__file__).resolve().parents[2] / "data" / "real" / "labels.json").read_text())
     grid = truth["boards"]["1.jpg"]["grid"]  # castle in the centre square
-    board = cv2.imread(str(Path(__file__).resolve().parent.parent / "data" / "real" / "boards" / "1.jpg"))
+    board = cv2.imread(str(Path(__file__).resolve().parents[2] / "data" / "real" / "boards" / "1.jpg"))
     rng = np.random.default_rng(3)
     photo = np.array([70, 110, 150], np.float32) + rng.normal(0, 6, (1000, 1000, 3))
     photo = np.clip(photo, 0, 255).astype(np.uint8)

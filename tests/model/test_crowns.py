@@ -28,6 +28,8 @@ from model.features import FeatureConfig, crown_template_peaks, extract_features
 from model.training import augment
 from model.training.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
 
+pytestmark = pytest.mark.model
+
 CROWNS = np.array([label.crowns for label in LABELS])
 
 
