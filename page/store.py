@@ -137,7 +137,7 @@ class Reading:
     readings: tuple[tuple[SquareReading, ...], ...] | None = None
     flagged: tuple[tuple[bool, ...], ...] | None = None
     corners: tuple[tuple[float, float], ...] | None = None
-    grid_choice: str = "auto"
+    grid_choice: str | int = "auto"
     source: str = ""
     message: str = ""
     notes: tuple[str, ...] = ()
@@ -280,6 +280,11 @@ def normalize_code(text: str | None) -> str | None:
         return None
     code = text.strip().lower()
     return code if _CODE_RE.match(code) else None
+
+
+def _key(code: str) -> str:
+    """The stored form of a code (lower case), so a code typed in capitals finds its game."""
+    return normalize_code(code) or code
 
 
 def _checked_code(code: str) -> str:
@@ -754,6 +759,7 @@ class GameStore:
     @_reconnecting
     def version(self, code: str) -> int | None:
         """The game's change counter (None when there is no such game): one cheap query."""
+        code = _key(code)
         with self._read():
             row = self._db.execute("SELECT version FROM games WHERE code = ?", (code,)).fetchone()
         return None if row is None else row[0]
@@ -761,6 +767,7 @@ class GameStore:
     @_reconnecting
     def load(self, code: str) -> StoredGame | None:
         """The whole current game (images are fetched separately with ``image``); None if there is none."""
+        code = _key(code)
         with self._read():
             row = self._db.execute(
                 "SELECT code, version, created_at, updated_at, edition, harmony, middle_kingdom "
@@ -867,6 +874,7 @@ class GameStore:
         middle_kingdom: bool | None = None,
     ) -> int:
         """Change the game-wide rule options (those given); returns the new version."""
+        code = _key(code)
         if edition is not None and edition not in EDITIONS:
             raise StoreError(f"unknown edition {edition!r}")
         with self._write(code) as version:
@@ -883,6 +891,7 @@ class GameStore:
     @_reconnecting
     def delete_game(self, code: str) -> bool:
         """Remove a game and everything in it (for a page's 'forget this game'); True when it existed."""
+        code = _key(code)
         with self._write(None):
             row = self._db.execute("DELETE FROM games WHERE code = ? RETURNING code", (code,)).fetchone()
         return row is not None
@@ -919,6 +928,7 @@ class GameStore:
     def add_player(self, code: str, name: str = "", round_number: int | None = None) -> int:
         """A new player at the end of the table (of the last round by default); the name defaults to
         'Player N'; returns the player's id."""
+        code = _key(code)
         name = name.strip()
         with self._write(code):
             number = round_number or self._last_round(code)
@@ -938,6 +948,7 @@ class GameStore:
     @_reconnecting
     def rename_player(self, code: str, player_id: int, name: str) -> int:
         """Rename a player in every round (a Dynasty keeps its players); returns the new version."""
+        code = _key(code)
         name = name.strip()
         if not name:
             raise StoreError("a player needs a name")
@@ -951,6 +962,7 @@ class GameStore:
     @_reconnecting
     def remove_player(self, code: str, player_id: int) -> bool:
         """Drop a player and their boards from their round; the last player of a round stays."""
+        code = _key(code)
         with self._write(code):
             round_number, _ = self._player_round(code, player_id)
             if len(self._round_names(code, round_number)) <= 1:
@@ -961,6 +973,7 @@ class GameStore:
     @_reconnecting
     def reorder_players(self, code: str, player_ids: Sequence[int]) -> int:
         """Seat the given players of one round in this order (the round's others keep theirs, after them)."""
+        code = _key(code)
         with self._write(code) as version:
             if player_ids:
                 round_number, _ = self._player_round(code, player_ids[0])
@@ -979,6 +992,7 @@ class GameStore:
     @_reconnecting
     def new_round(self, code: str) -> int:
         """The next round of a Dynasty with the same players (empty boards); returns its number."""
+        code = _key(code)
         with self._write(code):
             last = self._last_round(code)
             if last >= MAX_ROUNDS:
@@ -996,6 +1010,7 @@ class GameStore:
     ) -> int:
         """A new board for the player (a scan, a re-read from corners, or a hand entry): it replaces the
         current one, which Undo can bring back. ``images`` are JPEG bytes by kind. Returns the board id."""
+        code = _key(code)
         with self._write(code):
             self._player_round(code, player_id)
             board_id = self._insert_board(player_id, reading, time.time())
@@ -1061,6 +1076,7 @@ class GameStore:
 
     @_reconnecting
     def _add_edit(self, code: str, player_id: int, edit: StoredEdit, board_id: int | None) -> int:
+        code = _key(code)
         with self._write(code) as version:
             board = self._current_board(code, player_id, board_id)
             self._insert_edit(board, version, edit, time.time())
@@ -1090,6 +1106,7 @@ class GameStore:
     def undo(self, code: str, player_id: int) -> bool:
         """Take back the player's last correction (whichever phone made it); with none left, bring back
         the board the current one replaced. False when there is nothing to undo."""
+        code = _key(code)
         with self._write(code):
             self._player_round(code, player_id)
             boards = self._db.execute(
@@ -1112,6 +1129,7 @@ class GameStore:
 
     def export_json(self, code: str) -> str:
         """The game as the page's game file (format kingdomino-scanner/game, version 1); no images."""
+        code = _key(code)
         game = self.load(code)
         if game is None:
             raise StoreError(f"no game with the code {code!r}")

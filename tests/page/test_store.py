@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -249,7 +251,9 @@ def test_bad_requests_are_one_line_refusals(open_store: OpenStore) -> None:
         store.set_options(code, edition="third")
     with pytest.raises(StoreError, match="no longer in the game"):
         store.set_square(code, 987654, (0, 0), Square(Terrain.LAKE))
-    assert store.ensure_game(code.upper()) is False  # codes from a URL are not case-sensitive
+    # Codes from a URL are not case-sensitive.
+    assert store.ensure_game(code.upper()) is False and store.load(code.upper()).code == code
+    assert store.version(code.upper()) == store.version(code)
 
 
 # --- two phones, two servers -------------------------------------------------------------------------
@@ -314,6 +318,41 @@ def test_an_edit_for_a_replaced_board_is_refused_and_changes_nothing(open_store:
         phone_a.set_square(code, ann, (0, 0), Square(Terrain.LAKE, 1), board_id=old)
     assert phone_a.load(code).players[0].kingdom == Kingdom.empty(5)
     assert phone_a.version(code) == version
+
+
+WRITER = """
+import sys
+from kingdomino.board import Square, Terrain
+from page.store import GameStore
+url, code, player, board, parity, terrain = sys.argv[1:]
+with GameStore.open(url) as store:
+    assert store.warning == "", store.warning
+    for r in range(7):
+        for c in range(7):
+            if (r + c) % 2 == int(parity) and (r, c) != (3, 3):
+                store.set_square(code, int(player), (r, c), Square(Terrain(terrain), 1), int(board))
+"""
+
+
+def test_two_server_processes_on_one_sqlite_file_lose_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/shared.sqlite3"
+    with GameStore.open(url) as store:
+        code = store.create_game(["Ann"])
+        ann = store.load(code).players[0].id
+        board = store.save_reading(code, ann, Reading(Kingdom.empty(7)))
+    root = Path(__file__).parents[2]
+    servers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, url, code, str(ann), str(board), parity, terrain], cwd=root
+        )
+        for parity, terrain in (("0", "forest"), ("1", "lake"))
+    ]
+    assert [server.wait(timeout=60) for server in servers] == [0, 0]
+    with GameStore.open(url) as store:
+        kingdom = store.load(code).players[0].kingdom
+    for (r, c), square in kingdom.cells():
+        if (r, c) != (3, 3):
+            assert square == Square(Terrain.FOREST if (r + c) % 2 == 0 else Terrain.LAKE, 1)
 
 
 # --- the game file ------------------------------------------------------------------------------------
@@ -507,9 +546,6 @@ def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
 
 
 def test_psycopg_is_imported_only_for_postgresql_urls(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     code = (
         "import sys; from page.store import GameStore; "
         f"GameStore.open('sqlite:///{tmp_path}/g.sqlite3').close(); "
