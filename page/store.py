@@ -516,6 +516,8 @@ class GameStore:
     ) -> None:
         self._db = backend
         self._lock = threading.RLock()
+        #: History lines by game code, with the game version they were made from.
+        self._summaries: dict[str, tuple[int, GameSummary]] = {}
         self.settings = settings
         #: The database in words, for the page ("SQLite file /path", "PostgreSQL postgresql://...").
         self.where = where
@@ -779,8 +781,9 @@ class GameStore:
             players = self._players([code])[code]
         return StoredGame(row[0], row[1], row[2], row[3], row[4], bool(row[5]), bool(row[6]), tuple(players))
 
-    def _players(self, codes: Sequence[str]) -> dict[str, list[StoredPlayer]]:
-        """Players of several games with their current boards, in a fixed number of queries."""
+    def _players(self, codes: Sequence[str], light: bool = False) -> dict[str, list[StoredPlayer]]:
+        """Players of several games with their current boards, in a fixed number of queries (``light``:
+        without the per-square readings, which the history does not need)."""
         marks = ", ".join("?" * len(codes))
         players = self._db.execute(
             f"SELECT id, game, name, round, seat FROM players WHERE game IN ({marks}) "
@@ -797,8 +800,10 @@ class GameStore:
         if latest:
             board_marks = ", ".join("?" * len(latest))
             for board in self._db.execute(
-                "SELECT id, player, created_at, from_scan, scanned, readings, flagged, corners, grid_choice, "
-                f"source, message, notes, scan_seconds FROM boards WHERE id IN ({board_marks})",
+                "SELECT id, player, created_at, from_scan, scanned, "
+                + ("NULL, NULL, NULL, " if light else "readings, flagged, corners, ")
+                + "grid_choice, source, message, notes, scan_seconds "
+                + f"FROM boards WHERE id IN ({board_marks})",
                 [board_id for _, board_id, _ in latest],
             ):
                 current[board[1]] = board
@@ -837,33 +842,24 @@ class GameStore:
 
     @_reconnecting
     def history(self, limit: int = 50) -> list[GameSummary]:
-        """Games, the most recently played first, with their players and winner(s)."""
+        """Games, the most recently played first, with their players and winner(s).
+
+        Summaries are kept by game version, so only the games changed since the last call are scored."""
         with self._read():
             rows = self._db.execute(
                 "SELECT code, version, created_at, updated_at, edition, harmony, middle_kingdom FROM games "
                 "ORDER BY updated_at DESC, code LIMIT ?",
                 (int(limit),),
             ).fetchall()
-            players = self._players([row[0] for row in rows]) if rows else {}
-        summaries = []
+            changed = [row[0] for row in rows if self._summaries.get(row[0], (None,))[0] != row[1]]
+            players = self._players(changed, light=True) if changed else {}
         for row in rows:
-            game = StoredGame(
-                row[0], row[1], row[2], row[3], row[4], bool(row[5]), bool(row[6]), tuple(players[row[0]])
-            )
-            ranking = game.ranking()
-            scores = tuple((s.name, s.total) for s in ranking.standings) if ranking else ()
-            summaries.append(
-                GameSummary(
-                    game.code,
-                    game.created_at,
-                    game.updated_at,
-                    game.rounds,
-                    tuple(p.name for p in game.round_players()),
-                    tuple(ranking.winners) if ranking else (),
-                    scores,
+            if row[0] in players:
+                game = StoredGame(
+                    row[0], row[1], row[2], row[3], row[4], bool(row[5]), bool(row[6]), tuple(players[row[0]])
                 )
-            )
-        return summaries
+                self._summaries[row[0]] = (row[1], _summary(game))
+        return [self._summaries[row[0]][1] for row in rows]
 
     @_reconnecting
     def set_options(
@@ -1227,6 +1223,19 @@ def _reading_from_row(row: Sequence[Any]) -> Reading:
         message=row[10],
         notes=tuple(json.loads(row[11])),
         scan_seconds=row[12],
+    )
+
+
+def _summary(game: StoredGame) -> GameSummary:
+    ranking = game.ranking()
+    return GameSummary(
+        game.code,
+        game.created_at,
+        game.updated_at,
+        game.rounds,
+        tuple(p.name for p in game.round_players()),
+        tuple(ranking.winners) if ranking else (),
+        tuple((s.name, s.total) for s in ranking.standings) if ranking else (),
     )
 
 

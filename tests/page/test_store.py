@@ -230,6 +230,13 @@ def test_history_lists_games_with_their_winners(open_store: OpenStore) -> None:
     assert dict(history[1].scores) == {"Ann": BOARD_SCORE, "Bob": 0}
     assert history[0].winners == () and history[0].scores == ()
     assert len(store.history(limit=1)) == 1
+    # A correction that changes the winner shows on the next listing (another phone's too).
+    other_phone = open_store()
+    other_phone.history()
+    for cell in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        other_phone.set_square(won, bob, cell, Square(Terrain.FOREST, 3))
+    winners = {h.code: h.winners for h in store.history()}
+    assert winners[won] == ("Bob",) and {h.code: h.winners for h in other_phone.history()} == winners
 
 
 def test_bad_requests_are_one_line_refusals(open_store: OpenStore) -> None:
