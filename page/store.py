@@ -129,7 +129,8 @@ class StoredEdit:
 class Reading:
     """A board as read from a photo (or started by hand): what ``save_reading`` stores.
 
-    ``corners`` are the frame's four corners in the pixel coordinates of the stored ``"photo"`` image.
+    ``corners`` are the frame's four corners (top-left, top-right, bottom-right, bottom-left) in pixels
+    of an image ``photo_size`` = (width, height) large, so they can be scaled onto any stored copy.
     """
 
     base: Kingdom
@@ -137,6 +138,7 @@ class Reading:
     readings: tuple[tuple[SquareReading, ...], ...] | None = None
     flagged: tuple[tuple[bool, ...], ...] | None = None
     corners: tuple[tuple[float, float], ...] | None = None
+    photo_size: tuple[int, int] | None = None
     grid_choice: str | int = "auto"
     source: str = ""
     message: str = ""
@@ -360,6 +362,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 readings TEXT,
                 flagged TEXT,
                 corners TEXT,
+                photo_size TEXT,
                 grid_choice TEXT NOT NULL,
                 source TEXT NOT NULL,
                 message TEXT NOT NULL,
@@ -801,7 +804,7 @@ class GameStore:
             board_marks = ", ".join("?" * len(latest))
             for board in self._db.execute(
                 "SELECT id, player, created_at, from_scan, scanned, "
-                + ("NULL, NULL, NULL, " if light else "readings, flagged, corners, ")
+                + ("NULL, NULL, NULL, NULL, " if light else "readings, flagged, corners, photo_size, ")
                 + "grid_choice, source, message, notes, scan_seconds "
                 + f"FROM boards WHERE id IN ({board_marks})",
                 [board_id for _, board_id, _ in latest],
@@ -1027,8 +1030,8 @@ class GameStore:
     def _insert_board(self, player_id: int, reading: Reading, now: float) -> int:
         return self._db.execute(
             "INSERT INTO boards (player, created_at, from_scan, scanned, readings, flagged, corners, "
-            "grid_choice, source, message, notes, scan_seconds) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            "photo_size, grid_choice, source, message, notes, scan_seconds) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (player_id, now, *_reading_to_row(reading)),
         ).fetchone()[0]
 
@@ -1184,12 +1187,14 @@ def _reading_to_row(reading: Reading) -> tuple:
     )
     flagged = json.dumps([[bool(v) for v in row] for row in reading.flagged]) if reading.flagged else None
     corners = json.dumps([[float(x), float(y)] for x, y in reading.corners]) if reading.corners else None
+    size = json.dumps([int(v) for v in reading.photo_size]) if reading.photo_size else None
     return (
         int(reading.from_scan),
         json.dumps(reading.base.to_dict()),
         readings,
         flagged,
         corners,
+        size,
         str(reading.grid_choice),
         reading.source,
         reading.message,
@@ -1199,7 +1204,9 @@ def _reading_to_row(reading: Reading) -> tuple:
 
 
 def _reading_from_row(row: Sequence[Any]) -> Reading:
-    readings = flagged = corners = None
+    """A Reading from a boards row: id, player, created_at, from_scan, scanned, readings, flagged,
+    corners, photo_size, grid_choice, source, message, notes, scan_seconds."""
+    readings = flagged = corners = size = None
     if row[5]:
         readings = tuple(
             tuple(
@@ -1211,18 +1218,22 @@ def _reading_from_row(row: Sequence[Any]) -> Reading:
         flagged = tuple(tuple(bool(v) for v in line) for line in json.loads(row[6]))
     if row[7]:
         corners = tuple((float(x), float(y)) for x, y in json.loads(row[7]))
-    grid_choice = row[8]
+    if row[8]:
+        width, height = json.loads(row[8])
+        size = (int(width), int(height))
+    grid_choice = row[9]
     return Reading(
         base=Kingdom.from_dict(json.loads(row[4])),
         from_scan=bool(row[3]),
         readings=readings,
         flagged=flagged,
         corners=corners,
+        photo_size=size,
         grid_choice=int(grid_choice) if grid_choice.isdigit() else grid_choice,
-        source=row[9],
-        message=row[10],
-        notes=tuple(json.loads(row[11])),
-        scan_seconds=row[12],
+        source=row[10],
+        message=row[11],
+        notes=tuple(json.loads(row[12])),
+        scan_seconds=row[13],
     )
 
 

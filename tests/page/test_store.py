@@ -92,6 +92,7 @@ def scan_reading(kingdom: Kingdom = BOARD, source: str = "ann.jpg") -> Reading:
         readings=readings,
         flagged=flagged,
         corners=((10.5, 20.0), (900.0, 18.25), (905.0, 910.0), (12.0, 899.5)),
+        photo_size=(1000, 950),
         grid_choice=5,
         source=source,
         notes=("glare on the lake",),
