@@ -22,8 +22,9 @@ edit of a square wins. Each change bumps the game's version, a counter a page co
 ``version(code)`` to notice another phone's change on its next interaction.
 
 A database that cannot be used (a corrupt file, a folder that cannot be created, a server that does not
-answer) never raises: the store says why in one line in ``store.warning`` and opens a fresh store beside
-it. The old file is never deleted, moved or written to.
+answer) never raises: the store says why in one line in ``store.warning`` and runs on a fresh one, an
+SQLite file beside the broken one (``games.replacement.sqlite3``, found again at the next start) or,
+when nothing can be written, memory. The old file is never deleted, moved or written to.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class StoreSettings:
     connect_timeout_s: float = 5.0
     #: Boards a new reading replaced that Undo can bring back, per player.
     max_earlier_boards: int = 5
+    #: Largest image kept with a board: the page stores downscaled JPEGs, never the phone's original.
+    max_image_bytes: int = 4_000_000
 
 
 # --- what the store holds ---------------------------------------------------------------------
@@ -1010,6 +1013,9 @@ class GameStore:
         """A new board for the player (a scan, a re-read from corners, or a hand entry): it replaces the
         current one, which Undo can bring back. ``images`` are JPEG bytes by kind. Returns the board id."""
         code = _key(code)
+        for kind, data in (images or {}).items():
+            if len(data) > self.settings.max_image_bytes:
+                raise StoreError(f"the {kind} image is too large to keep ({len(data) // 1000} kB)")
         with self._write(code):
             self._player_round(code, player_id)
             board_id = self._insert_board(player_id, reading, time.time())
