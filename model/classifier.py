@@ -42,12 +42,12 @@ MODEL_FORMAT = "kingdomino-square-classifier/1"
 #: A square read with a top probability (before calibration) under RECHECK_BELOW is read again turned by
 #: ±RECHECK_DEGREES and the three log-probabilities are averaged, so that one reading of a crown on the
 #: crop's edge or of a crop slightly askew counts less; re-reading only the unsure ones keeps the cost
-#: of sure squares (docs/experiments.md, "Unsure squares read again turned").
+#: of sure squares (docs/experiments.md, "Re-reading unsure squares turned by ±5°").
 RECHECK_BELOW = 0.99
 RECHECK_DEGREES = 5.0
 #: A square still read with a top probability under MATCH_BELOW is compared with every real training
 #: square (model/matching.py) and its log-probabilities get MATCH_WEIGHT × the matcher's evidence. Grouped
-#: CV chose both; sure squares skip the comparison, which is costly (docs/experiments.md, "artwork matcher").
+#: CV chose both; sure squares skip the costly comparison (docs/experiments.md, "The artwork matcher").
 MATCH_BELOW = 0.999
 MATCH_WEIGHT = 50.0
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "square_classifier.joblib"
