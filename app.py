@@ -30,21 +30,32 @@ PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 GRID_LABELS = {"auto": "Auto", 5: "5×5", 7: "7×7"}
 EDITION_LABELS = {"second": "Second edition (ties share)", "nordic": "Nordic (crowns break ties)"}
 TERRAIN_BUTTONS = {
-    Terrain.WHEAT: "🌾 wheat",
-    Terrain.FOREST: "🌲 forest",
-    Terrain.LAKE: "💧 lake",
-    Terrain.GRASSLAND: "🌿 grass",
-    Terrain.SWAMP: "🟫 swamp",
-    Terrain.MINE: "⛏️ mine",
-    Terrain.CASTLE: "🏰 castle",
-    Terrain.EMPTY: "⬜ empty",
+    Terrain.WHEAT: "wheat",
+    Terrain.FOREST: "forest",
+    Terrain.LAKE: "lake",
+    Terrain.GRASSLAND: "grass",
+    Terrain.SWAMP: "swamp",
+    Terrain.MINE: "mine",
+    Terrain.CASTLE: "castle",
+    Terrain.EMPTY: "empty",
 }
 # Tighter than Streamlit's defaults so the score, the kingdom and the palette share a phone's screen.
-STYLE = """<style>
-.block-container {padding-top: 2.6rem; padding-bottom: 2rem;}
-[data-testid="stMetricValue"] {font-size: 2rem;}
-.st-key-palette button, .st-key-crowns button {padding: 0.1rem 0.5rem; min-height: 2.1rem;}
-</style>"""
+STYLE = (
+    "<style>"
+    'header[data-testid="stHeader"] {height: 2.4rem; background: transparent;}'
+    ".block-container {padding-top: 2.6rem; padding-bottom: 2rem;}"
+    '[data-testid="stVerticalBlock"] {gap: 0.6rem;}'
+    '[data-testid="stMetricValue"] {font-size: 2.2rem; line-height: 1.1;}'
+    ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
+    "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
+    '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
+    + "".join(
+        f'[class*="st-key-t_{terrain.value}_"] button {{background: rgb{colour}; '
+        f"color: {'#000' if sum(colour) > 380 else '#fff'}; border-color: #0004;}}"
+        for terrain, colour in page.drawing.TERRAIN_RGB.items()
+    )
+    + "</style>"
+)
 
 st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout="centered")
 
@@ -336,6 +347,12 @@ def on_frame_pointer() -> None:
     st.session_state[key("draft")] = page.on_pointer(draft, start, end, longest)
 
 
+def on_pick_corner() -> None:
+    draft = st.session_state.get(key("draft"))
+    if draft is not None:
+        draft.selected = st.session_state.get(key("corner"))
+
+
 def on_frame_grid() -> None:
     draft = st.session_state.get(key("draft"))
     if draft is not None:
@@ -375,26 +392,26 @@ def on_frame_reset() -> None:
 
 def show_scoreboard(s: page.PageState) -> None:
     """Every player with score and place (tap one to show their kingdom), a new player, the ranking and
-    the game settings one tap away."""
+    the game settings one tap away, in one wrapping row."""
     lines = views.scoreboard(s)
     st.session_state[key("players")] = s.game.current_player
-    st.pills(
-        "Players",
-        range(len(lines)),
-        format_func=lambda i: lines[i].label,
-        key=key("players"),
-        on_change=on_pick_player,
-        label_visibility="collapsed",
-    )
-    with st.container(horizontal=True, gap="small"):
-        st.button("＋ Player", on_click=on_add_player)
-        with st.popover("🏆 Ranking"):
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.pills(
+            "Players",
+            range(len(lines)),
+            format_func=lambda i: lines[i].label,
+            key=key("players"),
+            on_change=on_pick_player,
+            label_visibility="collapsed",
+        )
+        st.button("Player", icon=":material/person_add:", on_click=on_add_player)
+        with st.popover("Ranking", icon=":material/trophy:"):
             show_ranking(s)
-        with st.popover("⚙️ Game"):
+        with st.popover("Game", icon=":material/settings:"):
             show_settings(s)
     winner = views.winner_line(s)
     if winner:
-        st.markdown(f"**🏆 {winner}**")
+        st.markdown(f":material/trophy: **{winner}**")
 
 
 def show_ranking(s: page.PageState) -> None:
@@ -468,8 +485,11 @@ def show_score(player: page.PlayerKingdom, report: ScoreReport | None) -> None:
         st.markdown(f"**{player.name}**: no kingdom yet, so no score.")
         return
     label = f"{player.name}'s score" + (" (demo)" if player.demo else "")
-    st.metric(label, report.total, help="Territories: squares × crowns, added up; plus bonuses")
-    st.caption(views.score_details(report))
+    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
+        st.metric(
+            label, report.total, help="Territories: squares × crowns, added up; plus bonuses", width="content"
+        )
+        st.caption(views.score_details(report))
 
 
 def show_photo_box(s: page.PageState) -> None:
@@ -478,10 +498,10 @@ def show_photo_box(s: page.PageState) -> None:
     box = key("photo_box")
     if box not in st.session_state:
         st.session_state[box] = player.kingdom is None or player.demo
-    title = f"📷 Photo of {player.name}'s kingdom" + (
+    title = f"Photo of {player.name}'s kingdom" + (
         f": {player.source}" if player.source and not player.demo else ""
     )
-    with st.expander(title, key=box, on_change="rerun"):
+    with st.expander(title, key=box, on_change="rerun", icon=":material/photo_camera:"):
         upload = key("upload")
         st.file_uploader("Upload a photo", type=PHOTO_TYPES, key=upload, on_change=on_photo, args=(upload,))
         if st.toggle("Use the camera", key=key("camera_on")):
@@ -516,9 +536,6 @@ def show_messages(s: page.PageState) -> None:
             f"**No kingdom read in {player.source}:** {player.message}. "
             "Place the frame on the photo below, or enter the board by hand."
         )
-    caption = views.photo_caption(player) if not player.demo else ""
-    if caption:
-        st.caption(caption)
 
 
 def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
@@ -539,15 +556,16 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
             highlight,
             None if s.paint else s.selected,
         )
-        streamlit_image_coordinates(
-            image,
-            key=key("click"),
-            width="stretch",
-            image_format="JPEG",
-            jpeg_quality=85,
-            on_click=on_click_kingdom,
-            cursor="pointer",
-        )
+        with st.container(key="kingdom_view"):
+            streamlit_image_coordinates(
+                image,
+                key=key("click"),
+                width="stretch",
+                image_format="JPEG",
+                jpeg_quality=85,
+                on_click=on_click_kingdom,
+                cursor="pointer",
+            )
     with editor:
         show_editor(s)
     warning = views.review_warning(player)
@@ -555,26 +573,21 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
         st.warning(warning)
     for message in report.warnings:
         st.warning(message)
+    caption = views.photo_caption(player) if not player.demo else ""
+    if caption:
+        st.caption(caption)
 
 
 def show_editor(s: page.PageState) -> None:
     """Select mode: tap a square, then its terrain and crowns. Paint mode: pick a brush, tap squares."""
     player, kingdom = s.player, s.player.kingdom
     assert kingdom is not None
-    st.session_state[key("mode")] = "Paint" if s.paint else "Select"
-    st.segmented_control(
-        "Mode", ["Select", "Paint"], key=key("mode"), on_change=on_mode, label_visibility="collapsed"
-    )
     current = s.brush if s.paint else kingdom[s.selected]
+    what = f"**{current.terrain.value}, {views.plural(current.crowns, 'crown')}**"
     if s.paint:
-        st.caption(
-            f"Brush: **{current.terrain.value}, {views.plural(current.crowns, 'crown')}**. Tap squares."
-        )
+        st.caption(f"Paint: tap squares to make them {what}")
     else:
-        st.caption(
-            f"{views.cell_name(s.selected).capitalize()}: **{current.terrain.value}, "
-            f"{views.plural(current.crowns, 'crown')}**"
-        )
+        st.caption(f"{views.cell_name(s.selected).capitalize()}: {what}. Tap a square to pick another.")
     with st.container(horizontal=True, gap="small", key="palette"):
         for terrain, label in TERRAIN_BUTTONS.items():
             chosen = terrain is current.terrain
@@ -585,10 +598,11 @@ def show_editor(s: page.PageState) -> None:
                 args=(terrain,),
                 type="primary" if chosen else "secondary",
             )
-    with st.container(horizontal=True, gap="small", key="crowns"):
+    with st.container(horizontal=True, gap="small", key="crowns", vertical_alignment="center"):
+        st.markdown("Crowns")
         for crowns in range(4):
             st.button(
-                f"{crowns} 👑",
+                str(crowns),
                 key=key(f"c_{crowns}"),
                 on_click=on_crowns,
                 args=(crowns,),
@@ -597,8 +611,18 @@ def show_editor(s: page.PageState) -> None:
             )
     if st.session_state.get("edit_note"):
         st.warning(st.session_state.edit_note[:1].upper() + st.session_state.edit_note[1:] + ".")
-    with st.container(horizontal=True, gap="small"):
-        st.button("Undo", on_click=on_edit, args=(page.undo,), disabled=not page.can_undo(player))
+    with st.container(horizontal=True, gap="small", key="edit_actions"):
+        st.session_state[key("mode")] = "Paint" if s.paint else "Select"
+        st.segmented_control(
+            "Mode", ["Select", "Paint"], key=key("mode"), on_change=on_mode, label_visibility="collapsed"
+        )
+        st.button(
+            "Undo",
+            icon=":material/undo:",
+            on_click=on_edit,
+            args=(page.undo,),
+            disabled=not page.can_undo(player),
+        )
         st.button(
             "Reset to scan" if player.from_scan else "Clear board",
             on_click=on_edit,
@@ -629,25 +653,42 @@ def show_frame_editor(s: page.PageState) -> None:
     box = key("frame_box")
     if box not in st.session_state:
         st.session_state[box] = player.kingdom is None
-    with st.expander("🖼️ Photo and frame: fix the grid by hand", key=box, on_change="rerun"):
+    with st.expander(
+        "Photo and frame: fix the grid by hand", key=box, on_change="rerun", icon=":material/crop_free:"
+    ):
+        if not st.session_state.get(box):  # drawn only when open: it is the heaviest image of the page
+            return
         preview = page.decode_jpeg(player.preview_jpeg)
         draft = draft_for(player, preview)
         on_preview = np.asarray(draft.corners, float) * player.preview_scale
         image = page.draw_frame(preview, on_preview, draft.grid_size, draft.selected)
         st.caption(
-            "Drag a corner to where the kingdom's corner is, or tap a corner and then tap its place. "
-            "TL, TR, BR, BL go round the kingdom."
+            "Drag a corner to where the kingdom's corner is, or pick a corner and tap its place. "
+            "TL, TR, BR, BL go round the kingdom, TL at the top left of the kingdom as you read it."
         )
-        streamlit_image_coordinates(
-            image,
-            key=key("frame_click"),
-            width="stretch",
-            image_format="JPEG",
-            jpeg_quality=80,
-            click_and_drag=True,
-            on_click=on_frame_pointer,
-            cursor="crosshair",
+        st.session_state[key("corner")] = draft.selected
+        st.segmented_control(
+            "Corner to move",
+            range(4),
+            format_func=lambda i: page.drawing.CORNER_NAMES[i],
+            key=key("corner"),
+            on_change=on_pick_corner,
         )
+        with st.container(key="frame_view"):
+            streamlit_image_coordinates(
+                image,
+                key=key("frame_click"),
+                width="stretch",
+                image_format="JPEG",
+                jpeg_quality=80,
+                click_and_drag=True,
+                on_click=on_frame_pointer,
+                cursor="crosshair",
+            )
+        placed = " · ".join(
+            f"{n} {x:.0f},{y:.0f}" for n, (x, y) in zip(page.drawing.CORNER_NAMES, draft.corners, strict=True)
+        )
+        st.caption(f"Frame corners (photo pixels): {placed}")
         st.session_state[key("frame_grid")] = draft.grid_size
         with st.container(horizontal=True, gap="small", vertical_alignment="center"):
             st.segmented_control(
