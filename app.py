@@ -139,12 +139,13 @@ def state() -> page.PageState:
 
 
 def reload(code: str) -> None:
-    """Another page changed the game: take its state (each change is saved whole, the last one wins)."""
+    """Another page changed the game: take its state (each change is saved whole, the last one wins),
+    keeping this page's own view of it (game, player, selected square, editor mode)."""
     loaded, _ = page.open_game(game_storage(), code)
     if loaded is not None:
+        page.state.carry_view(st.session_state.page, loaded)
         st.session_state.page = loaded
         st.session_state.version = game_storage().version(code)
-        st.session_state.epoch += 1
 
 
 def changes(action: Callable[..., object]) -> Callable[..., None]:
@@ -609,19 +610,19 @@ def show_editor(s: page.PageState) -> None:
                 disabled=crowns > MAX_CROWNS[current.terrain],
                 type="primary" if crowns == current.crowns else "secondary",
             )
-    if st.session_state.get("edit_note"):
-        st.warning(st.session_state.edit_note[:1].upper() + st.session_state.edit_note[1:] + ".")
-    with st.container(horizontal=True, gap="small", key="edit_actions"):
-        st.session_state[key("mode")] = "Paint" if s.paint else "Select"
-        st.segmented_control(
-            "Mode", ["Select", "Paint"], key=key("mode"), on_change=on_mode, label_visibility="collapsed"
-        )
         st.button(
             "Undo",
             icon=":material/undo:",
             on_click=on_edit,
             args=(page.undo,),
             disabled=not page.can_undo(player),
+        )
+    if st.session_state.get("edit_note"):
+        st.warning(st.session_state.edit_note[:1].upper() + st.session_state.edit_note[1:] + ".")
+    with st.container(horizontal=True, gap="small", key="edit_actions"):
+        st.session_state[key("mode")] = "Paint" if s.paint else "Select"
+        st.segmented_control(
+            "Mode", ["Select", "Paint"], key=key("mode"), on_change=on_mode, label_visibility="collapsed"
         )
         st.button(
             "Reset to scan" if player.from_scan else "Clear board",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
 from typing import Any
 
 from kingdomino.board import BoardFormatError, Kingdom, Square, Terrain
@@ -157,7 +158,7 @@ def player_record(player: PlayerKingdom, blobs: dict[str, bytes]) -> dict:
     for name in IMAGE_FIELDS:
         content = getattr(player, name)
         if content:
-            digest = hashlib.sha256(content).hexdigest()
+            digest = content_digest(content)
             blobs[digest] = content
             images[name] = digest
     data["record"] = {
@@ -172,6 +173,12 @@ def player_record(player: PlayerKingdom, blobs: dict[str, bytes]) -> dict:
         "earlier": [player_record(earlier, blobs) for earlier in player.earlier],
     }
     return data
+
+
+@lru_cache(maxsize=64)
+def content_digest(content: bytes) -> str:
+    """The blob name of an image (cached: the page is saved on every change, its photos rarely change)."""
+    return hashlib.sha256(content).hexdigest()
 
 
 def _record_from(player: PlayerKingdom, record: Any, where: str, blobs: dict[str, bytes]) -> None:

@@ -413,3 +413,15 @@ def cell_at(x: float, y: float, width: float, height: float, grid_size: int) -> 
     if width <= 0 or height <= 0 or not (0 <= x < width and 0 <= y < height):
         return None
     return (min(int(y * grid_size / height), grid_size - 1), min(int(x * grid_size / width), grid_size - 1))
+
+
+def carry_view(source: PageState, target: PageState) -> None:
+    """Give ``target`` (the game as another page saved it) this page's own view of it: which game and
+    player it shows, the selected square, and the editor's mode and brush. Each phone keeps its view."""
+    if 0 <= source.current_game < len(target.games):
+        target.current_game = source.current_game
+    for mine, theirs in zip(source.games, target.games, strict=False):
+        if 0 <= mine.current_player < len(theirs.players):
+            theirs.current_player = mine.current_player
+    target.selected, target.paint, target.brush = source.selected, source.paint, source.brush
+    clamp_selection(target)

@@ -197,15 +197,20 @@ def test_game_file_round_trip_through_the_page(opened: AppTest):
     assert [p.name for p in at.session_state["page"].game.players] == players  # nothing lost
 
 
-def test_a_second_session_on_the_game_url_opens_the_same_game(opened: AppTest):
+def test_a_second_session_on_the_game_url_sees_the_first_ones_correction(opened: AppTest):
     at = opened
     other = AppTest.from_file(APP, default_timeout=60)
     other.query_params["game"] = at.session_state["code"]
     other.run()
     assert not other.exception
-    assert [p.name for p in other.session_state["page"].game.players] == [
-        p.name for p in at.session_state["page"].game.players
-    ]
+    names = [p.name for p in at.session_state["page"].game.players]
+    assert [p.name for p in other.session_state["page"].game.players] == names
+    index = at.session_state["page"].game.current_player
+    correct(at, (0, 0), Square(Terrain.MINE, 2))
+    other.run()  # its next interaction
+    assert other.session_state["page"].game.players[index].kingdom[(0, 0)] == Square(Terrain.MINE, 2)
+    button(at, "Undo").click().run()
+    button(at, "Undo").click().run()
 
 
 def test_upload_limit_matches_the_scanner():

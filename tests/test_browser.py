@@ -225,6 +225,14 @@ def timed_change(page, act, before: int) -> tuple[int, float]:
     return metric(page), time.perf_counter() - start
 
 
+def save_screenshot(page, folder: Path, name: str) -> None:
+    """A screenshot, copied to docs/ when asked (UPDATE_DOCS_SCREENSHOT=1) or when docs/ has none."""
+    shot = folder / name
+    page.screenshot(path=str(shot))
+    if os.environ.get("UPDATE_DOCS_SCREENSHOT") or not (DOCS / name).exists():
+        shutil.copyfile(shot, DOCS / name)
+
+
 def tap(page, device: str, x: float, y: float) -> None:
     if device == "phone":
         page.touchscreen.tap(x, y)
@@ -266,11 +274,7 @@ def test_score_in_view_after_upload_and_correction_and_reload_keeps_the_game(
         score, waited = timed_change(page, crown_button.click, score)
         waits.append(waited)
     assert in_view(page, page.locator(METRIC).first)
-    shot = tmp_path / f"page-{device}.png"
-    page.screenshot(path=str(shot))
-    target_shot = DOCS / f"page-{device}.png"
-    if os.environ.get("UPDATE_DOCS_SCREENSHOT") or not target_shot.exists():
-        shutil.copyfile(shot, target_shot)
+    save_screenshot(page, tmp_path, f"page-{device}.png")
 
     start = time.perf_counter()  # reload: the same game, with the photo's reading and the corrections
     page.reload()
@@ -333,7 +337,7 @@ def move_corner(page, device: str, caption, index: int, goal: np.ndarray, photo_
 
 
 @pytest.mark.parametrize("device", list(VIEWPORTS))
-def test_moving_the_corners_rereads_the_kingdom_the_scanner_missed(server, browser, photos, device):
+def test_moving_the_corners_rereads_the_kingdom_the_scanner_missed(server, browser, photos, device, tmp_path):
     page = open_page(browser, server, device)
     upload(page, photos[f"two-{device}"])
     page.locator(METRIC).first.wait_for()
@@ -348,6 +352,9 @@ def test_moving_the_corners_rereads_the_kingdom_the_scanner_missed(server, brows
             if move_corner(page, device, caption, index, goal, photo_width):
                 break
             assert attempt == 0, f"corner {index} did not move: {caption.inner_text()}"
+    if device == "phone":  # the frame as a player sees it on a phone, for docs/
+        shown_image(page, "frame_view").scroll_into_view_if_needed()
+        save_screenshot(page, tmp_path, "page-frame-phone.png")
     page.get_by_role("button", name="Read the squares in this frame").click()
     page.wait_for_function(
         f"s => document.querySelector('{METRIC}').innerText.trim() === s", arg=str(truth), timeout=30_000

@@ -501,3 +501,15 @@ def test_undo_keeps_only_the_last_replaced_boards():
     for _ in range(state.MAX_EARLIER_BOARDS + 3):
         state.enter_by_hand(page, 5)
     assert len(page.player.earlier) == state.MAX_EARLIER_BOARDS
+
+
+def test_a_page_taking_another_pages_save_keeps_its_own_view():
+    mine = scanned_state()
+    state.add_player(mine, "Bea")
+    theirs = gamefile.state_from_record(*gamefile.state_record(mine))
+    state.select_player(theirs, 0)
+    state.set_square(theirs, (4, 4), "mine", 3)  # the other phone corrects Player 1's kingdom
+    mine.selected, mine.paint = (1, 1), True
+    state.carry_view(mine, theirs)
+    assert theirs.player.name == "Bea" and theirs.selected == (1, 1) and theirs.paint
+    assert theirs.game.players[0].kingdom[(4, 4)] == Square(Terrain.MINE, 3)
