@@ -220,7 +220,7 @@ def on_grid() -> None:
     grid, player = st.session_state[key("grid")], s.player
     if player.photo is not None and not player.demo:
         read_photo(s, player.photo, player.source, grid, player.photo_id)
-    elif grid in GRID_SIZES:
+    elif grid in GRID_SIZES and not player.demo:
         page.resize_hand_entry(s, grid)
     player.grid_choice = grid
 

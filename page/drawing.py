@@ -150,7 +150,7 @@ def draw_frame(
     enough to see on a phone: a dark-edged outline, the seams, and numbered corner handles."""
     canvas = np.ascontiguousarray(photo_rgb).copy()
     corners = np.asarray(corners, dtype=np.float32).reshape(4, 2)
-    unit = max(2, round(max(canvas.shape[:2]) / 250))
+    unit = max(2, round(max(canvas.shape[:2]) / 200))  # about 1.5 screen px on a phone
     frame = np.float32([[0, 0], [grid_size, 0], [grid_size, grid_size], [0, grid_size]])
     to_photo = cv2.getPerspectiveTransform(frame, corners)
     steps = np.linspace(0, grid_size, 4 * grid_size + 1, dtype=np.float32)
@@ -169,15 +169,22 @@ def draw_frame(
     outline = np.round(corners * 4).astype(np.int32)
     cv2.polylines(canvas, [outline], True, (0, 0, 0), 2 * unit + 2, cv2.LINE_AA, shift=2)
     cv2.polylines(canvas, [outline], True, FRAME_RGB, 2 * unit, cv2.LINE_AA, shift=2)
+    middle = corners.mean(axis=0)
     for index, (name, point) in enumerate(zip(CORNER_NAMES, corners, strict=True)):
+        # a ring round the corner (the photo stays visible inside it) and its name outside the frame
         centre = (int(round(point[0])), int(round(point[1])))
-        radius = 5 * unit if index == selected else 4 * unit
-        cv2.circle(canvas, centre, radius + unit, (0, 0, 0), -1, cv2.LINE_AA)
-        cv2.circle(canvas, centre, radius, HANDLE_RGB if index == selected else FRAME_RGB, -1, cv2.LINE_AA)
-        scale = unit * 0.3
-        (width, height), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, unit // 2))
-        origin = (centre[0] - width // 2, centre[1] + height // 2)
+        colour = HANDLE_RGB if index == selected else FRAME_RGB
+        radius = 9 * unit if index == selected else 7 * unit
+        cv2.circle(canvas, centre, radius, (0, 0, 0), 2 * unit, cv2.LINE_AA)
+        cv2.circle(canvas, centre, radius, colour, unit + 1, cv2.LINE_AA)
+        cv2.circle(canvas, centre, max(2, unit // 2), colour, -1, cv2.LINE_AA)
+        scale, weight = unit * 0.45, max(2, unit // 2)
+        (width, height), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, weight)
+        away = point - middle
+        away = away / max(float(np.linalg.norm(away)), 1e-9) * (radius + 3 * unit + max(width, height) / 2)
+        origin = (int(point[0] + away[0] - width / 2), int(point[1] + away[1] + height / 2))
         cv2.putText(
-            canvas, name, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), max(1, unit // 2), cv2.LINE_AA
+            canvas, name, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), weight + 2 * unit, cv2.LINE_AA
         )
+        cv2.putText(canvas, name, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, weight, cv2.LINE_AA)
     return canvas
