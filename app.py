@@ -130,10 +130,11 @@ def state() -> page.PageState:
         code = code if valid_code(code) and not message else page.new_code()
         loaded = fresh_state()
         st.query_params["game"] = code
-        session.version = storage.save(code, loaded)
+    session.page, session.code, session.epoch = loaded, code, session.get("epoch", 0) + 1
+    if storage.version(code) == 0:
+        save()
     else:
         session.version = storage.version(code)
-    session.page, session.code, session.epoch = loaded, code, session.get("epoch", 0) + 1
     loaded.notice = message or loaded.notice
     return loaded
 
@@ -157,9 +158,19 @@ def changes(action: Callable[..., object]) -> Callable[..., None]:
             reload(session.code)
         session.edit_note = ""
         action(*args)
-        session.version = game_storage().save(session.code, session.page)
+        save()
 
     return callback
+
+
+def save() -> None:
+    """Keep the game (one call on every change); a store that fails says so and the page carries on."""
+    session = st.session_state
+    try:
+        session.version = game_storage().save(session.code, session.page)
+    except Exception as error:  # noqa: BLE001 - the game stays in this page; only keeping it failed
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        session.page.notice = f"the game could not be saved ({reason}); it is kept in this page only"
 
 
 def key(name: str) -> str:
