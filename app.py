@@ -476,7 +476,7 @@ def show_settings(s: page.PageState) -> None:
 def show_files(s: page.PageState) -> None:
     st.download_button(
         "Download the game (JSON)",
-        page.export_game(s),
+        lambda: page.export_game(s),  # made only when downloaded
         file_name="kingdomino-game.json",
         mime="application/json",
     )
@@ -486,7 +486,7 @@ def show_files(s: page.PageState) -> None:
     if s.player.kingdom is not None and not s.player.demo:
         st.download_button(
             f"Export {s.player.name}'s corrected kingdom (training data zip)",
-            page.export_training_zip(s.player),
+            lambda player=s.player: page.export_training_zip(player),
             file_name=f"{page.training.slug(s.player.name)}-kingdom.zip",
             mime="application/zip",
         )
