@@ -182,7 +182,9 @@ def draw_frame(
         (width, height), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, weight)
         away = point - middle
         away = away / max(float(np.linalg.norm(away)), 1e-9) * (radius + 3 * unit + max(width, height) / 2)
-        origin = (int(point[0] + away[0] - width / 2), int(point[1] + away[1] + height / 2))
+        x = min(max(point[0] + away[0] - width / 2, 0), canvas.shape[1] - width)  # kept inside the photo
+        y = min(max(point[1] + away[1] + height / 2, height), canvas.shape[0] - 1)
+        origin = (int(x), int(y))
         cv2.putText(
             canvas, name, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), weight + 2 * unit, cv2.LINE_AA
         )
