@@ -5,6 +5,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -174,9 +176,6 @@ def test_a_refused_file_leaves_everything_as_it_was(opened: AppTest):
 
 def test_a_photo_without_a_kingdom_shows_no_score_and_offers_the_frame():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    import cv2
-    import numpy as np
-
     blank = cv2.imencode(".jpg", np.full((600, 800, 3), 120, np.uint8))[1].tobytes()
     upload(at, "table.jpg", blank)
     assert len(at.metric) == 0 and kingdom(at) is None
