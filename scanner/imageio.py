@@ -2,7 +2,8 @@
 
 Every failure becomes a :class:`~scanner.errors.PhotoError` whose message is one line a player
 understands; no other exception escapes :func:`load_photo`. The header is checked (size, frames,
-format) before any pixel is decoded, so a decompression bomb costs nothing.
+format, and how many bytes the pixels will unpack to against the file's size) before any pixel is
+decoded, so a decompression bomb costs nothing.
 
 Decoding speed matters (the whole scan is benchmarked against ``cv2.imdecode``): JPEG, PNG and WebP
 are decoded by OpenCV straight into BGR without extra copies, with JPEG's built-in 1/2, 1/4, 1/8
@@ -40,6 +41,12 @@ warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL\.")
 MAX_PIXELS = 60_000_000
 #: Largest file accepted, in bytes (a 48 MP 16-bit PNG is about 290 MB; phone photos are 2-30 MB).
 MAX_FILE_BYTES = 300 * 1024 * 1024
+#: An image may unpack to FREE_DECODE_BYTES whatever its file size (a 21 MP colour image); beyond that, to
+#: at most MAX_DECODE_RATIO times its file's bytes. A phone's JPEG or HEIC unpacks to well under that ratio
+#: and a photo saved as PNG to a few times its size; a flat-colour image at the pixel limit, hundreds of
+#: times. JPEG counts at the reduced scale it is decoded to.
+FREE_DECODE_BYTES = 64 * 1024 * 1024
+MAX_DECODE_RATIO = 64
 #: Colour that transparent pixels are flattened onto: neutral grey keeps contrast with light and dark tiles.
 ALPHA_BACKGROUND_BGR = (128, 128, 128)
 
@@ -158,6 +165,7 @@ def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
     if width * height > MAX_PIXELS:
         raise PhotoError(_too_large_message(width * height, f"{width}×{height}"))
     _refuse_animation(header)
+    _refuse_bomb(header.format, width, height, len(data), max_side)
     orientation = _orientation(header)
 
     image: np.ndarray | None = None
@@ -195,6 +203,20 @@ def _too_large_message(pixels: int, dimensions: str | None) -> str:
     return (
         f"the photo is too large ({size}{pixels / 1e6:,.0f} megapixels); "
         f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels, so resize it first"
+    )
+
+
+def _refuse_bomb(
+    image_format: str | None, width: int, height: int, file_bytes: int, max_side: int | None
+) -> None:
+    """Refuse an image whose pixels would outweigh its file far beyond any photo's (MAX_DECODE_RATIO)."""
+    factor = _jpeg_reduction(max(width, height), max_side)[0] if image_format in ("JPEG", "MPO") else 1
+    unpacked = (-(-width // factor)) * (-(-height // factor)) * 3  # every decode ends as 8-bit BGR
+    if unpacked <= max(FREE_DECODE_BYTES, MAX_DECODE_RATIO * file_bytes):
+        return
+    raise PhotoError(
+        f"this {width}×{height} image is a file of only {file_bytes / 1024:,.0f} KB that would unpack to "
+        f"{unpacked / 2**20:,.0f} MB, far more than any photo; send the camera's original photo"
     )
 
 

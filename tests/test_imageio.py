@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import io
+import resource
+import struct
+import time
+import zlib
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-from photo_files import animated, forged_png
+from photo_files import animated, forged_png, png_chunk
 from PIL import Image, ImageOps
 
 from scanner.errors import PhotoError
-from scanner.imageio import ALPHA_BACKGROUND_BGR, MAX_PIXELS, Photo, downscale, load_photo
+from scanner.imageio import (
+    ALPHA_BACKGROUND_BGR,
+    FREE_DECODE_BYTES,
+    MAX_PIXELS,
+    Photo,
+    downscale,
+    load_photo,
+)
 
 RED, GREEN, BLUE, WHITE = (0, 0, 255), (0, 255, 0), (255, 0, 0), (255, 255, 255)
 
@@ -93,6 +104,47 @@ def test_pixel_limit_sits_between_48_mp_and_pillow_warning() -> None:
     assert "10000×7000" in over and "limit" in over
     under = error_of(forged_png(8_000, 6_000))  # 48 MP passes the size check, then fails as damaged data
     assert "too large" not in under
+
+
+def flat_png(width: int, height: int, colour: bytes = b"\x28\x78\xc8") -> bytes:
+    """A valid one-colour RGB PNG, compressed row by row so the test never holds its pixels."""
+    packer = zlib.compressobj(9)
+    row = b"\x00" + colour * width
+    body = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", body) + png_chunk(b"IEND", b"")
+    )
+
+
+def test_flat_colour_png_of_59_megapixels_is_refused_cheaply() -> None:
+    data = flat_png(7700, 7700)  # under the pixel limit, a few hundred KB
+    assert len(data) < 1_000_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    with pytest.raises(PhotoError) as caught:
+        load_photo(data, max_side=2000)
+    seconds = time.perf_counter() - start
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    message = str(caught.value)
+    assert "7700×7700" in message and "unpack" in message and "\n" not in message
+    assert "too large" not in message  # the pixel count is allowed; the bytes are what give it away
+    assert seconds < 0.5 and grown_mb < 50, (seconds, grown_mb)
+
+
+def test_flat_colour_png_within_the_free_allowance_still_opens() -> None:
+    side = int((FREE_DECODE_BYTES / 3) ** 0.5) - 8  # a tiny file, but it unpacks to less than the allowance
+    photo = load_photo(flat_png(side, side), max_side=500)
+    assert photo.image.shape == (500, 500, 3) and tuple(photo.image[10, 10]) == (200, 120, 40)
+
+
+def test_photo_saved_as_png_is_not_taken_for_a_bomb() -> None:
+    rng = np.random.default_rng(3)
+    texture = cv2.resize(rng.integers(0, 256, (300, 400, 3), np.uint8), (5200, 4400))  # 23 MP, smooth
+    ok, png = cv2.imencode(".png", texture, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    assert texture.nbytes > FREE_DECODE_BYTES  # past the allowance: the ratio decides
+    photo = load_photo(png.tobytes(), max_side=2000)
+    assert photo.image.shape == (1692, 2000, 3) and photo.original_size == (5200, 4400)
 
 
 @pytest.mark.parametrize("image_format", ["GIF", "PNG", "WEBP"])
