@@ -124,3 +124,21 @@ def test_results_and_errors_pickle(local) -> None:
         isinstance(error, KingdomNotFoundError) and str(error) == "none" and error.overlay.shape == (4, 4, 3)
     )
     assert cv2.imencode(".png", again.overlay)[0]
+
+
+@pytest.mark.model
+def test_scan_command_with_jobs_prints_the_same_lines_in_input_order(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "notes.jpg").write_text("not a photo at all\n")
+    paths = [str(SAMPLE), str(tmp_path / "notes.jpg"), str(tmp_path / "missing.jpg"), str(SAMPLE)]
+    outputs = []
+    for jobs in ("1", "2"):
+        command = [sys.executable, "-m", "scanner", "scan", "--json", "--jobs", jobs, *paths]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        outputs.append([json.loads(line) for line in done.stdout.splitlines()])
+    assert outputs[0] == outputs[1]
+    assert [line["photo"] for line in outputs[1]] == paths and "error" in outputs[1][1]
