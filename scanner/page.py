@@ -162,6 +162,8 @@ class PlayerKingdom:
     photo_id: str | None = None
     rectified: np.ndarray | None = field(default=None, repr=False)
     overlay_jpeg: bytes | None = field(default=None, repr=False)
+    # While ``message`` tells of a refused photo, the board's own message, which the game file keeps.
+    saved_message: str | None = None
     # Boards this one replaced, most recent last, so Undo can bring them back with their corrections.
     earlier: list[PlayerKingdom] = field(default_factory=list, repr=False)
 
@@ -371,6 +373,7 @@ def enter_by_hand(state: PageState, grid_size: int = 5) -> None:
     start_hand_entry(player, grid_size)
     player.photo = player.photo_id = player.overlay_jpeg = None
     player.message, player.source, player.notes, player.scan_seconds = "", "", [], None
+    player.saved_message = None
     clamp_selection(state)
 
 
@@ -409,8 +412,9 @@ def scan_into(
 ) -> bool:
     """Scan a photo into a player's kingdom; True when a kingdom was read.
 
-    When nothing is found, the player's previous kingdom is kept; a player without one gets an empty
-    frame to fill by hand. The one-line reason and the debug overlay (when available) are kept for display.
+    A refused photo changes nothing: the board, its photo, caption, overlay and saved-game record stay
+    as they were, and ``message`` says "<file>: <reason>; your board is unchanged". A player without a
+    board gets an empty frame to fill by hand (and the search overlay, when there is one).
     """
     previous = _snapshot(player)
     player.photo, player.photo_id, player.source, player.grid_choice = photo, photo_id, source, grid
@@ -423,12 +427,18 @@ def scan_into(
             )
         result = scan(photo, grid=grid)
     except ScanError as error:
-        player.scan_seconds = time.perf_counter() - start
-        player.message = str(error).splitlines()[0] if str(error) else "no kingdom found in this photo"
+        reason = str(error).splitlines()[0] if str(error) else "no kingdom found in this photo"
+        _restore(player, previous)
+        if player.kingdom is not None:
+            player.saved_message = (
+                previous.message if previous.saved_message is None else previous.saved_message
+            )
+            player.message = f"{source}: {reason}; your board is unchanged"
+            return False
         overlay = getattr(error, "overlay", None)
-        player.overlay_jpeg = overlay_jpeg(overlay) if overlay is not None else _photo_preview(photo)
-        if player.kingdom is None:
-            start_hand_entry(player, grid if grid in GRID_SIZES else 5)
+        player.overlay_jpeg = overlay_jpeg(overlay) if overlay is not None else None
+        player.message = f"{source}: {reason}"
+        start_hand_entry(player, grid if grid in GRID_SIZES else 5)
         return False
     player.scan_seconds = time.perf_counter() - start
     _keep_for_undo(player, previous)
@@ -437,7 +447,7 @@ def scan_into(
     player.edits = []
     player.readings = tuple(tuple(row) for row in result.readings)
     player.flagged = tuple(tuple(bool(v) for v in row) for row in result.flagged)
-    player.message = ""
+    player.message, player.saved_message = "", None
     player.notes = list(getattr(result, "notes", []) or [])
     if previous.edits:
         player.notes.append(UNDO_NOTE)
@@ -463,16 +473,6 @@ def overlay_jpeg(image_bgr: np.ndarray) -> bytes:
         )
     ok, encoded = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, 85])
     return encoded.tobytes() if ok else b""
-
-
-def _photo_preview(photo: bytes) -> bytes | None:
-    """The photo itself when the scanner gave no overlay (None if it cannot be decoded at all)."""
-    try:
-        from scanner.imageio import load_photo
-
-        return overlay_jpeg(load_photo(photo).image)
-    except Exception:  # noqa: BLE001 - any undecodable file simply has no preview
-        return None
 
 
 # --- scoring and ranking (through the shared engine) ------------------------------------------
@@ -653,7 +653,7 @@ def player_to_dict(player: PlayerKingdom) -> dict:
         "kingdom": player.kingdom.to_dict() if player.kingdom is not None else None,
         "readings": [[r.to_dict() for r in row] for row in player.readings] if player.readings else None,
         "flagged": [list(row) for row in player.flagged] if player.flagged else None,
-        "message": player.message,
+        "message": player.message if player.saved_message is None else player.saved_message,
     }
 
 

@@ -69,7 +69,8 @@ class PoolSettings:
 
 
 class WorkerCrashedError(ScanError):
-    """The worker process reading this photo ended unexpectedly (it has been replaced)."""
+    """The worker reading this photo ended unexpectedly or was stopped for taking too long; it has been
+    replaced. Not a verdict on the photo, so not worth caching."""
 
 
 CRASHED = (
@@ -274,7 +275,7 @@ class ScanPool:
             status, payload, retire = self._reply(worker)
         except TimeoutError:
             self._discard(worker, crashed=True)
-            raise ScanError(TIMED_OUT.format(seconds=self.settings.scan_timeout_s)) from None
+            raise WorkerCrashedError(TIMED_OUT.format(seconds=self.settings.scan_timeout_s)) from None
         except (EOFError, OSError, ValueError):  # the worker died: its pipe closed under us
             self._discard(worker, crashed=True)
             raise WorkerCrashedError(CRASHED) from None

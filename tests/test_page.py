@@ -123,7 +123,7 @@ def test_no_kingdom_found_gives_a_message_and_an_empty_grid_to_fill_by_hand():
     state = page.PageState()
     assert not page.scan_into(state.player, failing, b"not a photo", "blurry.jpg", grid=7)
     player = state.player
-    assert player.message == "no grid of squares found: photograph the kingdom from above"
+    assert player.message == "blurry.jpg: no grid of squares found: photograph the kingdom from above"
     assert player.kingdom == Kingdom.empty(7) and not player.from_scan
     assert page.set_square(state, (0, 0), "forest", 1)
     assert page.score_player(player, state.game).total == 1
@@ -137,14 +137,35 @@ def test_a_failed_photo_keeps_the_kingdom_already_entered():
         raise KingdomNotFoundError("no kingdom found")
 
     page.scan_into(state.player, failing, b"x", "other.jpg")
-    assert state.player.message == "no kingdom found"
+    assert state.player.message == "other.jpg: no kingdom found; your board is unchanged"
     assert state.player.kingdom[(4, 4)] == Square(Terrain.MINE, 3)
+
+
+def test_a_refused_photo_changes_nothing_of_the_board_its_photo_caption_or_saved_game():
+    state = scanned_state()
+    page.set_square(state, (4, 4), "mine", 3)
+    player = state.player
+    before = (page.export_game(state), player.photo, player.photo_id, player.source, player.overlay_jpeg)
+    before += (list(player.notes), player.scan_seconds, player.rectified.copy(), player.grid_choice)
+    score = page.score_player(player, state.game).total
+
+    def refusing(photo, grid="auto"):
+        raise KingdomNotFoundError("no kingdom found", overlay=np.zeros((40, 40, 3), np.uint8))
+
+    assert not page.scan_into(player, refusing, b"bad", "bad.png", grid=7, photo_id="id-2")
+    after = (page.export_game(state), player.photo, player.photo_id, player.source, player.overlay_jpeg)
+    after += (list(player.notes), player.scan_seconds, player.rectified, player.grid_choice)
+    for was, now in zip(before, after, strict=True):
+        assert np.array_equal(was, now) if isinstance(was, np.ndarray) else was == now
+    assert player.message == "bad.png: no kingdom found; your board is unchanged"
+    assert player.earlier == [] and len(player.edits) == 1  # nothing new for Undo to take back
+    assert page.score_player(player, state.game).total == score
 
 
 def test_missing_scanner_still_allows_manual_scoring():
     state = page.PageState()
     page.scan_into(state.player, None, b"x", "photo.jpg", unavailable_reason="the model file is missing")
-    assert state.player.message == "the model file is missing"
+    assert state.player.message == "photo.jpg: the model file is missing"
     assert state.player.kingdom == Kingdom.empty(5)
 
 
