@@ -33,8 +33,9 @@ def load_scanner() -> tuple[object | None, str]:
     """The scan pool once per server process: worker processes, each with the model, so scans use every
     core and this server's threads only wait; a one-line reason when it cannot start."""
     try:
-        from scanner.workers import ScanPool
+        from scanner.workers import ScanPool, limit_heap_growth
 
+        limit_heap_growth()  # this server keeps results and photos: let freed ones go back to the system
         return ScanPool(), ""
     except Exception as error:  # noqa: BLE001 - the page must keep working as a manual scorer
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -52,6 +52,8 @@ class LoadSettings:
     url: str | None = None
     app: Path = ROOT / "app.py"
     photo_dir: Path = Path(tempfile.gettempdir()) / "kingdomino-load-photos"
+    #: Extra users who, at the same moments, upload a 59 MP flat-colour PNG instead of each photo.
+    bombs: int = 0
 
 
 # --- photos ------------------------------------------------------------------------------------
@@ -78,6 +80,22 @@ def make_photos(count: int, size: tuple[int, int], folder: Path) -> list[Path]:
             partial.rename(path)
         paths.append(path)
     return paths
+
+
+def flat_png(width: int = 7700, height: int = 7700, colour: bytes = b"\x28\x78\xc8") -> bytes:
+    """A valid one-colour PNG of ``width``×``height`` (a few hundred KB for 59 MP), built row by row."""
+    import zlib
+
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+        )
+
+    packer = zlib.compressobj(9)
+    row = b"\x00" + colour * width
+    body = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
 
 
 def tagged(jpeg: bytes, tag: str) -> bytes:
@@ -361,6 +379,9 @@ class Report:
     server_after_mb: float
     settle_s: float
     load_seconds: float
+    bomb_uploads: int
+    bombs_refused: int
+    bomb_latency_max_s: float
     machine_load_before: str
     problems: list[str] = field(default_factory=list)
 
@@ -381,7 +402,10 @@ def run(settings: LoadSettings) -> Report:
         users: list[User] = []
         try:
             users.append(User(url, 0, settings.timeout_s))  # the first visitor starts the scanner
-            users += _in_parallel(lambda i: User(url, i, settings.timeout_s), range(1, settings.users))
+            everyone = range(1, settings.users + settings.bombs)
+            users += _in_parallel(lambda i: User(url, i, settings.timeout_s), everyone)
+            bomb = flat_png() if settings.bombs else b""
+            bombed: list[Upload] = []
             time.sleep(3)
             machine_load = Path("/proc/loadavg").read_text().split()[:3]
             idle_rss, idle_server, _, _ = usage(root)
@@ -393,13 +417,17 @@ def run(settings: LoadSettings) -> Report:
                 def one_user(index: int, round_index: int = round_index) -> list[Upload]:
                     done = []
                     for photo_index, photo in enumerate(photos):
-                        name = f"u{index}-r{round_index}-p{photo_index}.jpg"
-                        done.append(users[index].upload(tagged(photo, name), name))
+                        if index >= settings.users:  # a bomb user: the same PNG, a new name
+                            name = f"u{index}-r{round_index}-p{photo_index}.png"
+                            done.append(users[index].upload(bomb, name))
+                        else:
+                            name = f"u{index}-r{round_index}-p{photo_index}.jpg"
+                            done.append(users[index].upload(tagged(photo, name), name))
                     return done
 
-                burst = [
-                    upload for batch in _in_parallel(one_user, range(settings.users)) for upload in batch
-                ]
+                everyone = _in_parallel(one_user, range(settings.users + settings.bombs))
+                burst = [upload for batch in everyone[: settings.users] for upload in batch]
+                bombed += [upload for batch in everyone[settings.users :] for upload in batch]
                 slowest.append(max(upload.seconds for upload in burst))
                 uploads += burst
             load_end = time.monotonic()
@@ -415,6 +443,7 @@ def run(settings: LoadSettings) -> Report:
     return _report(
         settings,
         uploads,
+        bombed,
         slowest,
         monitor,
         (load_start, load_end),
@@ -427,7 +456,17 @@ def run(settings: LoadSettings) -> Report:
 
 
 def _report(
-    settings, uploads, slowest, monitor, window, machine_load, idle_rss, idle_server, after_rss, after_server
+    settings,
+    uploads,
+    bombed,
+    slowest,
+    monitor,
+    window,
+    machine_load,
+    idle_rss,
+    idle_server,
+    after_rss,
+    after_server,
 ) -> Report:
     load_start, load_end = window
     seconds = sorted(upload.seconds for upload in uploads)
@@ -465,6 +504,9 @@ def _report(
         server_after_mb=round(after_server),
         settle_s=settings.settle_s,
         load_seconds=round(wall, 1),
+        bomb_uploads=len(bombed),
+        bombs_refused=sum(bool(upload.warning and "unpack" in upload.warning) for upload in bombed),
+        bomb_latency_max_s=round(max((upload.seconds for upload in bombed), default=0.0), 2),
         machine_load_before=" ".join(machine_load),
         problems=problems[:20],
     )
@@ -530,6 +572,11 @@ def format_report(report: Report) -> str:
         f"(server process alone {report.server_idle_mb:.0f} / {report.server_peak_mb:.0f} / "
         f"{report.server_after_mb:.0f} MB)",
     ]
+    if report.bomb_uploads:
+        lines.append(
+            f"59 MP flat PNGs uploaded at the same moments: {report.bomb_uploads}, refused as bombs "
+            f"{report.bombs_refused}, slowest answer {report.bomb_latency_max_s:.2f} s"
+        )
     lines += [f"problem: {problem}" for problem in report.problems]
     return "\n".join(lines)
 
@@ -546,12 +593,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one upload may take")
     parser.add_argument("--url", help="measure a running server (started by you on loopback) instead")
     parser.add_argument("--app", type=Path, default=ROOT / "app.py", help="the page to start (default ours)")
+    parser.add_argument("--bombs", type=int, default=0, help="extra users uploading a 59 MP flat PNG")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if args.url and urllib.parse.urlsplit(args.url).hostname not in ("127.0.0.1", "localhost", "::1"):
         parser.error("--url must be a loopback address")
-    if min(args.users, args.rounds, args.photos) < 1 or args.users > 64 or args.rounds * args.photos > 200:
+    if (
+        min(args.users, args.rounds, args.photos) < 1
+        or args.bombs < 0
+        or args.users + args.bombs > 64
+        or args.rounds * args.photos > 200
+    ):
         parser.error("bounded run: 1-64 users, rounds x photos at most 200")
     settings = LoadSettings(
         users=args.users,
@@ -562,6 +615,7 @@ def main(argv: list[str] | None = None) -> int:
         timeout_s=args.timeout,
         url=args.url,
         app=args.app.resolve(),
+        bombs=args.bombs,
     )
     report = run(settings)
     print(json.dumps(asdict(report)) if args.json else format_report(report), flush=True)

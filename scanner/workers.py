@@ -198,6 +198,22 @@ def _release_free_memory() -> None:
         pass
 
 
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8  # glibc mallopt parameters
+
+
+def limit_heap_growth(arenas: int = 2, mmap_threshold_mb: int = 1) -> bool:
+    """For a long-running server that holds scan results (the page): at most ``arenas`` malloc arenas
+    from now on, and blocks of ``mmap_threshold_mb`` or more (photos, images) mapped on their own so
+    they go back to the system when freed, instead of glibc raising that threshold and fragmenting the
+    heap with them. False where glibc is not there to ask."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        done = libc.mallopt(_M_ARENA_MAX, arenas) == 1
+        return libc.mallopt(_M_MMAP_THRESHOLD, mmap_threshold_mb * 2**20) == 1 and done
+    except (OSError, AttributeError):
+        return False
+
+
 def _one_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
@@ -249,6 +265,7 @@ class ScanPool:
         self._closed = False
         self.crashes = 0
         self.retired = 0
+        self._last_trim = 0.0
         starters = [threading.Thread(target=self._start_worker, daemon=True) for _ in range(self.size)]
         with self._lock:
             self._starting += len(starters)
@@ -283,6 +300,7 @@ class ScanPool:
             self._discard(worker, crashed=False)
         else:
             self._idle.put(worker)
+        self._trim_caller()
         if status == "ok":
             return payload
         raise payload
@@ -327,6 +345,16 @@ class ScanPool:
         self.close()
 
     # internals ---------------------------------------------------------------------------------
+
+    def _trim_caller(self) -> None:
+        """Return this process's freed heap to the system now and then (the photo bytes and pickles of
+        each scan passed through it)."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last_trim < 2.0:
+                return
+            self._last_trim = now
+        _release_free_memory()
 
     def _result_or_error(self, source: Any, grid: int | str, name: str | None) -> Any:
         try:
