@@ -173,7 +173,7 @@ def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
     if header.format in _OPENCV_FORMATS:
         image = _decode_with_opencv(data, header.format, max(width, height), max_side)
     if image is None:  # not an OpenCV format, or OpenCV failed: Pillow decodes it or says precisely why not
-        image, grayscale = _decode_with_pillow(header)
+        image, grayscale = _decode_with_pillow(header, _pillow_reduction(width, height, max_side))
     if (image.shape[1], image.shape[0]) != _scaled_size(width, height, image):
         raise PhotoError("the photo file is damaged (its header and its pixels disagree)")
     image = _apply_orientation(image, orientation)
@@ -292,10 +292,22 @@ def _to_bgr8(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _decode_with_pillow(header: Image.Image) -> tuple[np.ndarray, bool]:
-    """Decode through Pillow; turn its errors into a reason a player understands."""
+def _pillow_reduction(width: int, height: int, max_side: int | None) -> int:
+    """Integer factor (1-8) a Pillow-decoded image can be box-reduced by and still keep ``max_side``."""
+    if max_side is None:
+        return 1
+    return max(1, min(8, max(width, height) // max_side))
+
+
+def _decode_with_pillow(header: Image.Image, reduction: int = 1) -> tuple[np.ndarray, bool]:
+    """Decode through Pillow; turn its errors into a reason a player understands. A ``reduction`` > 1
+    box-averages the decoded image inside Pillow, so the full-size array is never copied out."""
     try:
         header.load()
+        if reduction > 1 and header.mode in ("RGB", "RGBA", "L", "LA", "I", "F"):
+            reduced = header.reduce(reduction)
+            header.close()
+            header = reduced
     except Image.DecompressionBombError:
         raise PhotoError(_too_large_message(header.size[0] * header.size[1], None)) from None
     except (OSError, SyntaxError, ValueError, EOFError) as error:

@@ -281,3 +281,16 @@ def test_downscale() -> None:
     assert small.shape == (750, 1000, 3) and scale == 0.25
     same, unit = downscale(small, 2000)
     assert same is small and unit == 1.0
+
+
+@pytest.mark.parametrize("image_format", ["HEIF", "TIFF"])
+def test_reduced_copy_of_a_pillow_format_matches_the_full_decode(image_format: str) -> None:
+    rng = np.random.default_rng(5)
+    image = cv2.resize(
+        rng.integers(0, 256, (30, 40, 3), np.uint8), (2400, 1800), interpolation=cv2.INTER_CUBIC
+    )
+    data = encode(image, image_format, **({"quality": 95} if image_format == "HEIF" else {}))
+    reduced = load_photo(data, max_side=600)
+    full, _ = downscale(load_photo(data).image, 600)
+    assert reduced.image.shape == full.shape == (450, 600, 3) and reduced.original_size == (2400, 1800)
+    assert np.abs(reduced.image.astype(int) - full.astype(int)).max() <= 2
