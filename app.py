@@ -33,10 +33,10 @@ def load_scanner() -> tuple[object | None, str]:
     """The scan pool once per server process: worker processes, each with the model, so scans use every
     core and this server's threads only wait; a one-line reason when it cannot start."""
     try:
-        from scanner.workers import ScanPool, limit_heap_growth
+        from scanner.workers import PoolSettings, ScanPool, limit_heap_growth
 
         limit_heap_growth()  # this server keeps results and photos: let freed ones go back to the system
-        return ScanPool(), ""
+        return ScanPool(PoolSettings(display_side=page.OVERLAY_MAX_PX)), ""  # the photo at display size only
     except Exception as error:  # noqa: BLE001 - the page must keep working as a manual scorer
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         return None, f"the photo scanner could not start ({reason})"
