@@ -183,6 +183,19 @@ def process_tree(root: int) -> list[int]:
     return found
 
 
+def per_process(root: int) -> list[str]:
+    """'pid RSS-MB name' of each process in the tree (the server first, then its workers)."""
+    lines = []
+    for pid in process_tree(root):
+        try:
+            pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:60]
+        except (OSError, ValueError, IndexError):
+            continue
+        lines.append(f"{pid} {pages * PAGE_SIZE / 2**20:.0f}MB {command.strip()}")
+    return lines
+
+
 def _stat_fields(pid: int) -> list[str]:
     stat = Path(f"/proc/{pid}/stat").read_text()
     return stat[stat.rindex(")") + 2 :].split()
@@ -384,6 +397,7 @@ class Report:
     bomb_latency_max_s: float
     machine_load_before: str
     problems: list[str] = field(default_factory=list)
+    processes_after: list[str] = field(default_factory=list)
 
 
 def run(settings: LoadSettings) -> Report:
@@ -433,6 +447,7 @@ def run(settings: LoadSettings) -> Report:
             load_end = time.monotonic()
             time.sleep(settings.settle_s)
             after_rss, after_server, _, _ = usage(root)
+            after_processes = per_process(root)
         finally:
             for user in users:
                 user.close()
@@ -452,6 +467,7 @@ def run(settings: LoadSettings) -> Report:
         idle_server,
         after_rss,
         after_server,
+        after_processes,
     )
 
 
@@ -467,6 +483,7 @@ def _report(
     idle_server,
     after_rss,
     after_server,
+    after_processes,
 ) -> Report:
     load_start, load_end = window
     seconds = sorted(upload.seconds for upload in uploads)
@@ -509,6 +526,7 @@ def _report(
         bomb_latency_max_s=round(max((upload.seconds for upload in bombed), default=0.0), 2),
         machine_load_before=" ".join(machine_load),
         problems=problems[:20],
+        processes_after=after_processes,
     )
 
 
@@ -577,6 +595,7 @@ def format_report(report: Report) -> str:
             f"59 MP flat PNGs uploaded at the same moments: {report.bomb_uploads}, refused as bombs "
             f"{report.bombs_refused}, slowest answer {report.bomb_latency_max_s:.2f} s"
         )
+    lines += [f"process after: {line}" for line in report.processes_after]
     lines += [f"problem: {problem}" for problem in report.problems]
     return "\n".join(lines)
 
