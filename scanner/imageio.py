@@ -114,6 +114,21 @@ def load_photo(source: str | Path | bytes, *, max_side: int | None = None, name:
         raise PhotoError("the photo file is damaged and cannot be decoded") from None
 
 
+def check_photo(source: bytes, *, max_side: int | None = None) -> None:
+    """Every refusal ``load_photo`` can make from the header alone (empty, not a photo, too large,
+    animated, a decompression bomb), without decoding a pixel: a cheap first look, e.g. before a photo
+    queues for a scan worker. Raises PhotoError; a file that passes may still fail to decode."""
+    if max_side is not None and max_side < 1:
+        raise ValueError(f"max_side must be positive, got {max_side}")
+    data, _ = _read_source(source, None)
+    try:
+        _check_header(data, max_side)
+    except PhotoError:
+        raise
+    except Exception:  # noqa: BLE001 - a damaged header may trip Pillow anywhere; the decode will say why
+        return
+
+
 def downscale(image: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
     """Shrink ``image`` so its longest side is at most ``max_side``; return it and the scale applied.
 
@@ -157,7 +172,8 @@ def _read_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, s
     return data, label
 
 
-def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
+def _check_header(data: bytes, max_side: int | None) -> Image.Image:
+    """The header, once every refusal it alone can justify has been made."""
     header = _open_header(data)
     width, height = header.size
     if width < 1 or height < 1:
@@ -166,6 +182,12 @@ def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
         raise PhotoError(_too_large_message(width * height, f"{width}×{height}"))
     _refuse_animation(header)
     _refuse_bomb(header.format, width, height, len(data), max_side)
+    return header
+
+
+def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
+    header = _check_header(data, max_side)
+    width, height = header.size
     orientation = _orientation(header)
 
     image: np.ndarray | None = None

@@ -286,6 +286,11 @@ class ScanPool:
             source = str(source)
         elif isinstance(source, bytearray | memoryview):
             source = bytes(source)
+        if isinstance(source, bytes):  # what the header alone refuses is answered at once, not queued
+            from scanner.imageio import check_photo
+            from scanner.recognizer import DECODE_MAX_SIDE
+
+            check_photo(source, max_side=DECODE_MAX_SIDE)
         worker = self._take()
         try:
             worker.connection.send((source, grid, name))

@@ -21,6 +21,7 @@ from scanner.imageio import (
     FREE_DECODE_BYTES,
     MAX_PIXELS,
     Photo,
+    check_photo,
     downscale,
     load_photo,
 )
@@ -130,6 +131,17 @@ def test_flat_colour_png_of_59_megapixels_is_refused_cheaply() -> None:
     assert "7700×7700" in message and "unpack" in message and "\n" not in message
     assert "too large" not in message  # the pixel count is allowed; the bytes are what give it away
     assert seconds < 0.5 and grown_mb < 50, (seconds, grown_mb)
+
+
+def test_check_photo_refuses_from_the_header_alone() -> None:
+    with pytest.raises(PhotoError, match="unpack"):
+        check_photo(flat_png(7700, 7700), max_side=2000)
+    with pytest.raises(PhotoError, match="too large"):
+        check_photo(forged_png(10_000, 7_000))
+    with pytest.raises(PhotoError, match="text file"):
+        check_photo(b"a shopping list\n")
+    check_photo(encode(upright_quadrants(), "JPEG"), max_side=2000)
+    check_photo(forged_png(64, 48))  # damaged pixels are the decoder's to find
 
 
 def test_flat_colour_png_within_the_free_allowance_still_opens() -> None:

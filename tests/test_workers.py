@@ -62,7 +62,7 @@ def test_typed_errors_survive_the_trip(pool) -> None:
 def test_a_crashed_worker_gives_a_clear_error_and_a_fresh_worker(pool) -> None:
     before = pool.worker_pids()
     with pytest.raises(WorkerCrashedError) as caught:
-        pool.scan(b"crash")
+        pool.scan("crash")
     assert "restarted" in one_line(caught.value)
     assert pool.scan(SAMPLE).grid_size == 5  # waits for the replacement
     assert pool.worker_pids() != before and pool.crashes >= 1
@@ -70,8 +70,25 @@ def test_a_crashed_worker_gives_a_clear_error_and_a_fresh_worker(pool) -> None:
 
 def test_workers_run_with_few_malloc_arenas_and_one_thread(pool) -> None:
     with pytest.raises(ScanError) as caught:
-        pool.scan(b"environment")
+        pool.scan("environment")
     assert one_line(caught.value).split()[1:] == ["2", "1"]
+
+
+def test_what_the_header_refuses_is_answered_without_waiting_for_a_busy_worker() -> None:
+    import threading
+    import time
+
+    from benchmarks.load import flat_png
+
+    with ScanPool(PoolSettings(workers=1, scan_timeout_s=10), scanner_factory=misbehaving_scanner) as pool:
+        busy = threading.Thread(target=lambda: pytest.raises(ScanError, pool.scan, "hang"))
+        busy.start()
+        time.sleep(0.5)
+        start = time.monotonic()
+        with pytest.raises(PhotoError) as caught:
+            pool.scan(flat_png())  # 59 MP of one colour
+        assert "unpack" in one_line(caught.value) and time.monotonic() - start < 2
+        busy.join()
 
 
 def test_many_photos_come_back_in_input_order(pool) -> None:
@@ -84,7 +101,7 @@ def test_many_photos_come_back_in_input_order(pool) -> None:
 def test_a_hung_scan_is_stopped_and_its_worker_replaced() -> None:
     with ScanPool(PoolSettings(workers=1, scan_timeout_s=2), scanner_factory=misbehaving_scanner) as pool:
         with pytest.raises(ScanError) as caught:
-            pool.scan(b"hang")
+            pool.scan("hang")
         assert "took more than 2 s" in one_line(caught.value)
         with pytest.raises(PhotoError):  # the fresh worker answers
             pool.scan(b"not a photo")
