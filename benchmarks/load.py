@@ -4,7 +4,8 @@ Starts ``streamlit run app.py`` headless on a free loopback port (or uses ``--ur
 through the page's own upload protocol with a light client, as Streamlit's frontend does: a websocket
 on ``/_stcore/stream`` carrying protobuf messages, a ``file_urls_request`` for the upload URL, an HTTP
 PUT of the photo to ``/_stcore/upload_file/<session>/<file_id>``, then a rerun message whose widget
-state names the uploaded file. No browser runs, so the client's CPU does not distort the server's.
+state names the uploaded file, and a DELETE of the file it replaced. No browser runs, so the client's
+CPU does not distort the server's.
 
 Each round, every user uploads ``--photos`` photos one after the other, all users starting together.
 Photos are 12 MP table scenes from ``benchmarks.scenes`` (cached in a temp dir); each upload carries a
@@ -276,6 +277,7 @@ class User:
             self.socket = connect(address, open_timeout=timeout, **options)
         self.session_id = ""
         self.uploader_id = ""
+        self.previous_file = ""
         self.page = self._rerun([])  # the first run: the page as it opens (the sample photo scored)
         if not self.uploader_id:
             raise RuntimeError("the page has no photo uploader")
@@ -296,7 +298,7 @@ class User:
         file_urls = urls.file_urls_response.file_urls[0]
         headers = {"X-Xsrftoken": self.xsrf} if self.xsrf else {}
         answer = self.http.put(
-            urllib.parse.urljoin(self.url + "/", file_urls.upload_url.lstrip("/")),
+            self._absolute(file_urls.upload_url),
             files={"file": (name, data, "image/jpeg")},
             headers=headers,
             timeout=self.timeout,
@@ -314,12 +316,18 @@ class User:
         )
         page = self._rerun([state])
         seconds = time.monotonic() - start
+        if self.previous_file:  # the frontend deletes the file a new one replaced; the server never does
+            self.http.delete(self._absolute(self.previous_file), headers=headers, timeout=self.timeout)
+        self.previous_file = file_urls.delete_url
         caption_ok = any(text.startswith(f"Photo: {name}") for text in page["captions"])
         warning = next((text for text in page["warnings"] if name in text), None)
         return Upload(self.index, name, seconds, page["score"], warning, caption_ok, page["exception"])
 
     def close(self) -> None:
         self.socket.close()
+
+    def _absolute(self, path: str) -> str:
+        return urllib.parse.urljoin(self.url + "/", path.lstrip("/"))
 
     def _rerun(self, widget_states: list) -> dict:
         from streamlit.proto.BackMsg_pb2 import BackMsg
