@@ -280,7 +280,7 @@ def build_kingdom(rng, mode, exclude=(), boards=None, tiles=None):
             for (r, c), label in zip(piece, halves, strict=False):
                 grid[r][c] = label
                 if mode == "tiled7":
-                    options = square_index()[label]
+                    options = [o for o in square_index()[label] if o[0] in names] or square_index()[label]
                     pref = [o for o in options if o[0] in favour]
                     pick = (pref or options)[rng.integers(len(pref or options))]
                     sources.add(pick[0])
@@ -291,7 +291,9 @@ def build_kingdom(rng, mode, exclude=(), boards=None, tiles=None):
                         np.rot90(spetryk_square(paths[rng.integers(len(paths))]), k)
                     )
         if mode == "tiled7":
-            options = square_index()[("castle", 0)]
+            options = [o for o in square_index()[("castle", 0)] if o[0] in names] or square_index()[
+                ("castle", 0)
+            ]
             pick = options[rng.integers(len(options))]
             texs[castle[0]][castle[1]] = board_square(*pick)
         else:

@@ -6,7 +6,7 @@ generate(seed, **force) -> (jpeg_bytes, truth), like ``gen.generate`` (same trut
 ``castle_on_tilted``, ``7x7``, ``dim``, ``small``, ``patterned_table``), ``castle3d``, ``meeples``,
 ``edge_objects``, ``sheet`` and ``holdout``.
 
-Condition classes (the photo's class is its seed modulo the number of classes):
+Condition classes (in turn: the photo's class is its seed modulo 1000, modulo the number of classes):
   castle_tilted    a cardboard castle on a camera tilted 20-50 degrees, or a close camera from almost overhead
   cutting_mat      a blue or green self-healing cutting mat under the kingdom: 1 cm grid lines, thicker every
                    5 cm, rulers with numbers along its edges, sometimes a crumpled cloth at one side
@@ -415,8 +415,8 @@ class HardScene:
                  light=None):  # fmt: skip
         r = np.random.default_rng([seed, 3536])
         self.rng = r
-        self.cls = cls or CLASSES[seed % len(CLASSES)]
-        cycle = seed // len(CLASSES)
+        self.cls = cls or CLASSES[seed % 1000 % len(CLASSES)]
+        cycle = seed % 1000 // len(CLASSES)
         self.grid_size = grid_size or (7 if cycle % 5 in (1, 3) else 5)
         if self.grid_size == 7:
             self.mode = "tiled7" if r.random() < 0.75 else "spetryk7"
@@ -584,6 +584,8 @@ class HardScene:
             )
         if self.light_class == "dim":
             return wb, r.uniform(0.3, 0.52), wb_name
+        if self.light_class == "neutral":
+            return np.ones(3, np.float32), 1.0, "neutral"
         return wb, exposure, wb_name
 
     def blur_kernel(self):
@@ -667,6 +669,11 @@ class HardScene:
         base_g, top_g = gen.apply_h(to_grid, [base_px, top_px])
         cam_g = gen.apply_h(np.linalg.inv(ctx.G), [ctx.cam.C[:2]])[0]
         lean_cell = [int(math.floor(top_g[1])), int(math.floor(top_g[0]))]
+        ring = ctx.cam.project([(*corner, ctx.height + height) for corner in castle.quad])
+        overhangs = {(int(math.floor(gy)), int(math.floor(gx))) for gx, gy in gen.apply_h(to_grid, ring)}
+        overhangs = sorted(
+            [list(cell) for cell in overhangs if cell != (r, c) and all(0 <= v < ctx.n for v in cell)]
+        )
         self.record["castle3d"] = {
             "colour": colour,
             "height": round(height, 2),
@@ -677,6 +684,7 @@ class HardScene:
             "camera_grid": [round(float(v), 2) for v in cam_g],
             "lean_cell": lean_cell,
             "lean_squares": round(float(np.linalg.norm(top_g - base_g)), 2),
+            "overhangs": overhangs,  # squares of the kingdom under the castle's top
         }
         ctx.clutter.append("castle3d")
 
