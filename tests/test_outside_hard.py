@@ -106,3 +106,46 @@ def test_a_castle_seen_from_overhead_stays_on_its_square() -> None:
     )[1]
     castle = truth["conditions"]["castle3d"]
     assert castle["lean_cell"] == castle["cell"] and not castle["overhangs"]
+
+
+def test_a_note_on_the_frame_counts_as_a_frame_note_and_unsure_squares_do_not() -> None:
+    from benchmarks.outside.run import frame_noted
+
+    class Result:
+        pass
+
+    assert frame_noted(Result(), ["the grid may be misplaced: check the corners"])
+    assert frame_noted(
+        Result(), ["more than one kingdom was seen in the photo; the most central one was scanned"]
+    )
+    assert not frame_noted(Result(), ["many squares were read unsure: check every square"])
+    typed = Result()
+    typed.frame_unsure = True
+    assert frame_noted(typed, [])
+
+
+def test_the_hard_figures_count_frames_refusals_and_squares() -> None:
+    from benchmarks.outside.summarize import hard_figures
+
+    def row(outcome, **fields):
+        base = {"outcome": outcome, "located": outcome in ("ok", "misread"), "exact_score": outcome == "ok",
+                "truth_grid_size": 5, "scan_seconds": 1.0, "scan_cpu_seconds": 0.5}  # fmt: skip
+        return {**base, **fields}
+
+    rows = [
+        row("ok", squares_wrong=0, wrong_unflagged=0, flagged_total=1, path="fast"),
+        row("misread", squares_wrong=2, wrong_unflagged=1, flagged_total=3, path="fast"),
+        row("not_located", frame_note=False),
+        row("wrong_grid_size", frame_note=True),
+        row("error"),
+    ]
+    figures = hard_figures(rows)
+    assert (
+        figures["photos"],
+        figures["located"],
+        figures["wrong_frame"],
+        figures["wrong_frame_unnoted"],
+    ) == (5, 2, 2, 1)
+    assert figures["refused"] == 1 and figures["exact_among_located"] == 1
+    assert (figures["misread"], figures["misread_unflagged"], figures["squares_located"]) == (2, 1, 50)
+    assert figures["flagged_pct"] == 8.0 and figures["paths"] == {"fast": 2}

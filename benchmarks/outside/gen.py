@@ -13,8 +13,9 @@ prisms of height h (tops at z=h, cardboard sides drawn where they face the camer
 placed with its own seam/jitter, objects cast short soft shadows, then light and camera effects are
 applied in photo space and the result is JPEG-encoded.
 
-CLI:  python -m benchmarks.outside.gen SEED [SEED ...] [--out DIR] [--draw]   writes DIR/SEED.jpg, DIR/SEED.json
-(--draw: also DIR/SEED_truth.png, a downscaled copy with the truth corners drawn)
+CLI:  python -m benchmarks.outside.gen SEED [SEED ...] [--out DIR] [--draw] [--hard]   writes DIR/SEED.jpg, DIR/SEED.json
+(--draw: also DIR/SEED_truth.png, a downscaled copy with the truth corners drawn; --hard: the hard tables
+of benchmarks/outside/hard.py)
 """
 
 from __future__ import annotations

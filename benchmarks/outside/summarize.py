@@ -109,6 +109,7 @@ def hard_figures(rows) -> dict:
     flagged = sum(r.get("flagged_total") or 0 for r in located)
     framed_wrong = [r for r in rows if r["outcome"] in ("not_located", "wrong_grid_size")]
     secs = sorted(r["scan_seconds"] for r in rows)
+    cpu = sorted(r["scan_cpu_seconds"] for r in rows if "scan_cpu_seconds" in r)
     paths: dict = defaultdict(int)
     for r in rows:
         if r.get("path") is not None:
@@ -137,13 +138,16 @@ def hard_figures(rows) -> dict:
         "seconds_mean": round(float(np.mean(secs)), 2) if secs else None,
         "seconds_p90": round(float(np.percentile(secs, 90)), 2) if secs else None,
         "seconds_max": round(max(secs), 2) if secs else None,
+        "cpu_seconds_mean": round(float(np.mean(cpu)), 2) if cpu else None,
+        "cpu_seconds_p90": round(float(np.percentile(cpu, 90)), 2) if cpu else None,
+        "cpu_seconds_max": round(max(cpu), 2) if cpu else None,
         "paths": dict(paths),
     }
 
 
 HARD_HEADER = (
     f"{'':<22}{'n':>4}{'located':>11}{'wrongFr':>8}{'unnoted':>8}{'refused':>8}{'exact/loc':>11}"
-    f"{'misread%':>9}{'unflag%':>8}{'flag%':>7}{'s mean':>7}{'p90':>6}{'max':>6}"
+    f"{'misread%':>9}{'unflag%':>8}{'flag%':>7}{'s mean':>7}{'p90':>6}{'max':>6}{'cpu mean':>9}{'p90':>6}{'max':>6}"
 )
 
 
@@ -155,6 +159,7 @@ def hard_line(label, f):
         f"{f['wrong_frame']:>8}{f['wrong_frame_unnoted']:>8}{f['refused'] + f['crashed']:>8}{exact:>11}"
         f"{pct(f['misread_pct']):>9}{pct(f['misread_unflagged_pct']):>8}{pct(f['flagged_pct']):>7}"
         f"{f['seconds_mean'] or 0:>7.2f}{f['seconds_p90'] or 0:>6.2f}{f['seconds_max'] or 0:>6.2f}"
+        f"{f['cpu_seconds_mean'] or 0:>9.2f}{f['cpu_seconds_p90'] or 0:>6.2f}{f['cpu_seconds_max'] or 0:>6.2f}"
     )
 
 
@@ -173,7 +178,8 @@ def hard_report(rows) -> dict:
     print(
         "Hard tables: located = all corners within 1/4 square; wrongFr = a frame returned but not located "
         "(unnoted: without a note on the frame); exact/loc = exact base score among located; misread%, "
-        "unflag% (misread and not flagged), flag% = of the squares of located photos; seconds per scan"
+        "unflag% (misread and not flagged), flag% = of the squares of located photos; seconds per scan "
+        "(wall clock, and CPU of all the scan's threads)"
     )
     print(HARD_HEADER)
     print(hard_line("overall", report["overall"]))
