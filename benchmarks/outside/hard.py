@@ -229,6 +229,20 @@ class Meeple(gen.Prism):
         roi = img[y0:y1, x0:x1]
         roi *= 1 - alpha
         roi += alpha * (self.colour * shade[..., None])
+        # its round body seen from above: cross-sections from the base up to the crown
+        ring = np.linspace(0, 2 * math.pi, 20, endpoint=False)
+        for up, radius, tone in (
+            (0.08, 0.5, 0.8),
+            (0.45, 0.32, 0.9),
+            (0.56, 0.44, 0.95),
+            (0.8, 0.22, 1.05),
+            (0.97, 0.24, 1.1),
+        ):
+            disc = [
+                self.base + [width * radius * math.cos(a), width * radius * math.sin(a), up * self.tall]
+                for a in ring
+            ]
+            gen.fill_poly(img, cam.project(disc), np.clip(self.colour * tone, 0, 255))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -332,18 +346,22 @@ def printed_grid_texture(rng, w_sq, h_sq, ppu):
 
 
 def crumpled_cloth(table, F, rng, px_world, n):
-    """A crumpled cloth lying at one side of the kingdom, its edge wavy, its folds shaded."""
+    """A crumpled cloth lying at one side of the kingdom: a wavy-edged patch with long shaded folds."""
     phi = rng.uniform(0, 2 * math.pi)
-    dist = n / 2 + rng.uniform(1.0, 3.0)
-    along = (F.X - n / 2) * math.cos(phi) + (F.Y - n / 2) * math.sin(phi)
-    edge = along - dist - 0.6 * F.noise(rng.uniform(1.5, 3.0), octaves=2)
-    alpha = np.clip(0.5 + edge / max(px_world, 1e-4), 0, 1)
-    folds = 1 - 0.35 * np.abs(F.noise(rng.uniform(1.5, 3.0), octaves=2)) + 0.06 * F.noise(0.6, octaves=1)
-    colour = np.asarray(
-        [STRONG["white"], (180, 180, 180), (150, 190, 215), STRONG["red"], (90, 50, 30)][rng.integers(5)],
-        np.float32,
+    radius = rng.uniform(3.0, 6.0)
+    centre = np.array([n / 2, n / 2]) + (n / 2 + rng.uniform(1.0, 2.5) + radius) * np.array(
+        [math.cos(phi), math.sin(phi)]
     )
-    cloth = colour * np.clip(folds, 0.4, 1.2)[..., None]
+    dist = np.hypot((F.X - centre[0]) / 1.3, F.Y - centre[1])
+    edge = radius + 0.5 * F.noise(rng.uniform(1.2, 2.5), octaves=1) - dist
+    alpha = np.clip(0.5 + edge / max(px_world, 1e-4), 0, 1)
+    angle = rng.uniform(0, math.pi)
+    folds = F.noise(rng.uniform(1.5, 3.5), rng.uniform(0.3, 0.7), angle, octaves=2)
+    shade = 1 - 0.3 * np.abs(folds) + 0.08 * F.noise(1.0, octaves=1)
+    colours = [STRONG["white"], (180, 180, 180), (150, 190, 215), STRONG["red"], (90, 50, 30)]
+    cloth = (
+        np.asarray(colours[rng.integers(len(colours))], np.float32) * np.clip(shade, 0.45, 1.15)[..., None]
+    )
     shadow = np.clip(1 - 0.3 * np.exp(-np.maximum(-edge, 0) / 0.15), 0, 1)
     table = table * shadow[..., None]
     return table * (1 - alpha[..., None]) + cloth * alpha[..., None]
@@ -536,9 +554,11 @@ class HardScene:
         theta = rng.uniform(-0.14, 0.14) if rng.random() < 0.7 else rng.uniform(0, math.pi)
         if self.sheet == "printed_grid" and rng.random() < 0.4:
             theta = 0.0  # laid square to the kingdom
-        slack = np.maximum(np.array([w_sq, h_sq]) / 2 - n / 2 - 0.4, 0)
-        centre = np.array([n / 2, n / 2]) + rng.uniform(-1, 1, 2) * slack
         c, s = math.cos(theta), math.sin(theta)
+        # the kingdom on the sheet, anywhere but near its edge: its offset in the sheet's own axes
+        reach = n / 2 * (abs(c) + abs(s))
+        offset = rng.uniform(-0.8, 0.8, 2) * np.maximum(np.array([w_sq, h_sq]) / 2 - reach - 0.4, 0)
+        centre = np.array([n / 2, n / 2]) - offset[0] * np.array([c, s]) - offset[1] * np.array([-s, c])
         lx = (F.X - centre[0]) * c + (F.Y - centre[1]) * s
         ly = -(F.X - centre[0]) * s + (F.Y - centre[1]) * c
         u = ((lx + w_sq / 2) * ppu - 0.5).astype(np.float32)
