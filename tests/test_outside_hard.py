@@ -59,12 +59,13 @@ def test_seven_by_seven_kingdoms_come_in_every_class() -> None:
 
 
 def test_hard_kingdoms_are_built_from_the_held_out_kingdoms_only() -> None:
-    boards = set(hard.holdout_boards())
-    assert boards and all(name.endswith(".jpg") for name in boards)
+    boards, tiles = set(hard.holdout_boards()), hard.holdout_tiles()
+    assert len(boards) == 15 and tiles
     for seed in range(hard.SPLITS["dev"], hard.SPLITS["dev"] + 18):
-        truth = hard.generate(seed, size=(640, 480), px=50)[1]
-        assert set(truth["conditions"]["kingdom"].get("boards", [])) <= boards
-    assert hard.holdout_tiles()
+        scene = hard.HardScene(seed)
+        mode, kingdom = scene.kingdom(np.random.default_rng(seed))
+        assert set(kingdom["info"].get("boards", [])) <= boards, mode
+        assert kingdom["n"] == scene.grid_size
 
 
 def test_the_castle_stands_on_its_square_and_leans_away_from_the_camera() -> None:
