@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from scipy.ndimage import maximum_filter
 
 from kingdomino.labels import EMPTY_LABEL
 from scanner.locate import apply_homography, moved_frame
@@ -163,3 +164,98 @@ def weigh_empty(probabilities: np.ndarray, evidence: np.ndarray) -> np.ndarray:
     weighed = np.array(probabilities, dtype=float)
     weighed[..., EMPTY_LABEL] *= np.exp(evidence)
     return weighed / weighed.sum(axis=-1, keepdims=True)
+
+
+# --- the table's pattern ------------------------------------------------------------------------------
+#: Size (CIE Lab units) of the colour bins the table's colours are counted in; a bin holding at least
+#: TABLE_BIN_SHARE of the ring's pixels is a table colour, and so are its neighbouring bins (the light
+#: changes a little across the table).
+COLOUR_BIN = 6.0
+TABLE_BIN_SHARE = 0.004
+#: A ring whose table colours fill more than this many bins (after widening) is no single table (other
+#: tiles, a busy scene): its pattern is not used.
+MAX_TABLE_BINS = 600
+#: A square whose pixels are table colours for at least LIKE_PATTERN (share) shows the table's pattern
+#: (full evidence from SAME_PATTERN on); one under UNLIKE_PATTERN shows none of it.
+LIKE_PATTERN = 0.8
+SAME_PATTERN = 0.95
+UNLIKE_PATTERN = 0.35
+#: A square's texture (mean lightness gradient) must lie within this factor of the ring's table cells'
+#: range to count as the table: a plain cloth's colour with the print of a tile is a tile.
+TEXTURE_SLACK = 1.5
+
+
+def _bins(lab: np.ndarray) -> np.ndarray:
+    """Flat colour-bin index of each Lab pixel (L 0-100, a and b -127-127)."""
+    levels = int(np.ceil(256 / COLOUR_BIN))
+    l_bin = np.clip(lab[..., 0] / COLOUR_BIN, 0, levels - 1).astype(np.int32)
+    a_bin = np.clip((lab[..., 1] + 128) / COLOUR_BIN, 0, levels - 1).astype(np.int32)
+    b_bin = np.clip((lab[..., 2] + 128) / COLOUR_BIN, 0, levels - 1).astype(np.int32)
+    return (l_bin * levels + a_bin) * levels + b_bin
+
+
+def _cells_lab(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(N+2, N+2, px, px, 3) Lab pixels and (N+2, N+2) texture of the trimmed centre of every cell of
+    the frame and its ring."""
+    ring_frame = moved_frame(grid_to_image, -1, -1)
+    cells = grid_size + 2
+    to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
+    warped = cv2.warpPerspective(image, to_warp, (cells * CELL_PX, cells * CELL_PX), flags=cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(warped.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    gradient = np.hypot(cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1))
+    margin = int(round(CELL_MARGIN * CELL_PX))
+    inner = slice(margin, CELL_PX - margin)
+    blocks = lab.reshape(cells, CELL_PX, cells, CELL_PX, 3).transpose(0, 2, 1, 3, 4)[:, :, inner, inner]
+    texture = gradient.reshape(cells, CELL_PX, cells, CELL_PX).transpose(0, 2, 1, 3)[:, :, inner, inner]
+    return blocks, texture.mean(axis=(2, 3))
+
+
+def pattern_likeness(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray | None:
+    """(N, N) share of each square's pixels in the table's colours, set to zero where its texture is
+    unlike the table's; None when no single table shows around the frame (too few ring cells in the
+    photo, or the ring holds too many colours to be one cloth)."""
+    ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
+    if len(ring) < MIN_TABLE_CELLS:
+        return None
+    blocks, texture = _cells_lab(image, grid_to_image, grid_size)
+    bins = _bins(blocks)
+    rows, cols = np.array(ring).T
+    levels = int(np.ceil(256 / COLOUR_BIN))
+    counts = np.bincount(bins[rows, cols].ravel(), minlength=levels**3).reshape(levels, levels, levels)
+    table = counts >= TABLE_BIN_SHARE * counts.sum()
+    table = maximum_filter(table, size=3)
+    if table.sum() > MAX_TABLE_BINS:
+        return None
+    squares = bins[1:-1, 1:-1]
+    likeness = table.ravel()[squares].mean(axis=(2, 3))
+    ring_texture = texture[rows, cols]
+    # the ring cells that show the table (mostly its colours) set the texture range
+    own = table.ravel()[bins[rows, cols]].mean(axis=(1, 2)) >= LIKE_PATTERN
+    if own.sum() < MIN_TABLE_CELLS:
+        return None
+    low, high = ring_texture[own].min() / TEXTURE_SLACK, ring_texture[own].max() * TEXTURE_SLACK
+    square_texture = texture[1:-1, 1:-1]
+    return np.where((square_texture >= low) & (square_texture <= high), likeness, 0.0)
+
+
+def pattern_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
+    """(N, N) nats for *empty* from ``pattern_likeness``: up to TABLE_EVIDENCE for a square in the
+    table's colours and texture, down to -AGAINST_TABLE for one with hardly any of its colours."""
+    if likeness is None:
+        return np.zeros((grid_size, grid_size))
+    like = np.clip((likeness - LIKE_PATTERN) / (SAME_PATTERN - LIKE_PATTERN), 0.0, 1.0)
+    unlike = np.clip((UNLIKE_PATTERN - likeness) / UNLIKE_PATTERN, 0.0, 1.0)
+    return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
+
+
+def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndarray:
+    """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty) and its pattern: for
+    empty when either says the square shows the table, against only when both say it does not (the
+    pattern alone, on a cloth whose colours do not agree on one mean, only ever adds)."""
+    if pattern is None:
+        return colour
+    if not colour.any():
+        return np.maximum(pattern, 0.0)
+    positive = np.maximum(np.maximum(colour, 0.0), np.maximum(pattern, 0.0))
+    negative = np.maximum(np.minimum(colour, 0.0), np.minimum(pattern, 0.0))
+    return np.where(positive > 0, positive, negative)
