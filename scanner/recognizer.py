@@ -18,14 +18,23 @@ import cv2
 import numpy as np
 
 from kingdomino.board import Kingdom, Terrain
-from kingdomino.labels import LABELS, SquareReading
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.imageio import load_photo
 from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
-from scanner.table import evidence_for_empty, slide_for, table_distances, weigh_empty
+from scanner.table import (
+    combined_evidence,
+    evidence_for_empty,
+    pattern_evidence,
+    pattern_likeness,
+    slide_for,
+    table_distances,
+    weigh_empty,
+)
+from scanner.tall import CASTLE_HEIGHT, LEAN_COVER, Leaning, camera_from_homography, castle_cover, lean_castle
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
@@ -72,6 +81,76 @@ GLARE_SHARE = 0.1
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
 
 
+@dataclass(frozen=True)
+class ReadingSettings:
+    """How squares are read and which ones the player is asked to check."""
+
+    #: the castle model's height in squares (scanner.tall)
+    castle_height: float = CASTLE_HEIGHT
+    #: a square a plausible castle may hide this share of has its readings softened (its log
+    #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
+    hidden_share: float = LEAN_COVER
+    hidden_soften: float = 0.5
+    #: the decoder's margin (nats) under which a square is flagged
+    flag_margin: float = 3.5
+    #: a square the decoded castle hides this share of is flagged unless its margin reaches hidden_margin
+    hidden_flag_share: float = 0.3
+    hidden_margin: float = 6.0
+    #: the decoded castle square is flagged when the classifier gave it less castle than this (the rules
+    #: put it there) or when a square it leans over was read as castle with at least this much
+    castle_seen: float = 0.5
+    castle_elsewhere: float = 0.2
+    #: in a photo whose light looks unfamiliar (looks_unfamiliar), squares are flagged under this margin
+    unfamiliar_margin: float = 6.0
+
+
+@dataclass(frozen=True)
+class ReadingDetails:
+    """What the reading of one frame knew besides its final probabilities (for flags and measurement)."""
+
+    raw: np.ndarray  # (N, N, labels) the classifier's probabilities
+    evidence: np.ndarray  # (N, N) nats added to *empty* by the table comparison
+    margins: np.ndarray  # (N, N) the decoder's margin of each square, nats
+    cover: np.ndarray  # (N, N, N, N) share of square 2 a castle on square 1 hides
+    leaning: Leaning
+
+
+def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, settings: ReadingSettings) -> np.ndarray:
+    """(N, N, labels) with the squares a castle may hide (``hidden`` >= settings.hidden_share) read less
+    surely: their probabilities raised to a power under 1, the more the more of them may be hidden."""
+    power = 1.0 - settings.hidden_soften * np.clip(hidden, 0.0, 1.0) * (hidden >= settings.hidden_share)
+    softened = np.maximum(probabilities, 1e-12) ** power[..., None]
+    return softened / softened.sum(axis=-1, keepdims=True)
+
+
+def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
+    """(N, N) squares to check beyond the decoder's own flags: squares the decoded castle hides, a castle
+    the classifier did not see or saw leaning over a neighbour, and squares turned into the table or
+    out of it against the classifier."""
+    n = kingdom.grid_size
+    flags = np.zeros((n, n), dtype=bool)
+    labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
+    raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
+    flags |= raw_empty != (labels == EMPTY_LABEL)
+    castle = _castle(kingdom)
+    if castle is not None:
+        hidden = details.cover[castle].copy()
+        hidden[castle] = 0.0
+        flags |= (hidden >= settings.hidden_flag_share) & (details.margins < settings.hidden_margin)
+        seen = details.raw[..., CASTLE_LABEL]
+        leaned = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
+        if seen[castle] < settings.castle_seen or leaned.any():
+            flags[castle] = True
+            flags |= leaned
+        # a castle moved here from the square it leans over: that square is checked too
+        behind = details.cover[:, :, castle[0], castle[1]] >= LEAN_COVER
+        behind[castle] = False
+        flags |= behind & (seen >= settings.castle_elsewhere)
+        if behind[seen >= settings.castle_elsewhere].any():
+            flags[castle] = True
+    return flags
+
+
 def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
     """(N, N) bool: the tiles of the rectified N×N kingdom that a reflection washes out (see GLARE_SHARE).
     Squares read as empty show the table, which may be white all over."""
@@ -110,6 +189,8 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: (N, N, 18) classifier output, weighed with the table around the kingdom, before decoding
     probabilities: np.ndarray | None = None
+    #: the classifier's own probabilities, the decoder's margins and the castle's geometry
+    details: ReadingDetails | None = field(default=None, repr=False)
 
     def to_json_dict(self) -> dict:
         """The ``kingdomino scan --json`` line of this photo."""
@@ -138,14 +219,18 @@ class ScanResult:
 class KingdomScanner:
     """Loads the square classifier once; ``scan`` reads one photo (path, bytes or BGR array)."""
 
-    def __init__(self, classifier=None, compare_table: bool = True) -> None:
-        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it)."""
+    def __init__(
+        self, classifier=None, compare_table: bool = True, reading: ReadingSettings = ReadingSettings()
+    ) -> None:
+        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it);
+        ``reading`` sets how squares are read and flagged."""
         if classifier is None:
             from model.classifier import SquareClassifier  # raises ModelLoadError with a clear reason
 
             classifier = SquareClassifier.load()
         self.classifier = classifier
         self.compare_table = compare_table
+        self.reading = reading
 
     def scan(
         self, source: str | Path | bytes | np.ndarray, grid: int | str = "auto", name: str | None = None
@@ -184,7 +269,7 @@ class KingdomScanner:
             notes.append(SLID_FRAME_NOTE)
             distances = self._table_distances(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
-        kingdom, readings, flagged, rectified, probabilities = self._read(
+        kingdom, readings, flagged, rectified, probabilities, details = self._read(
             seen, homography, n, timings, distances
         )
         shift = castle_shift(kingdom)
@@ -194,7 +279,7 @@ class KingdomScanner:
             castle = _castle(kingdom)
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(kingdom):  # no tile lost
-                kingdom, readings, flagged, rectified, probabilities = again
+                kingdom, readings, flagged, rectified, probabilities, details = again
                 homography = moved
                 notes.append(MOVED_FRAME_NOTE)
         glare = glare_squares(rectified, kingdom)
@@ -206,7 +291,7 @@ class KingdomScanner:
             flagged = np.ones_like(flagged, dtype=bool)
         elif looks_unfamiliar(probabilities):
             notes.append(UNFAMILIAR_NOTE)
-            flagged = np.ones_like(flagged, dtype=bool)
+            flagged = flagged | (details.margins < self.reading.unfamiliar_margin)
         if located.deblurred:
             if flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
                 raise KingdomNotFoundError(BLURRED)
@@ -235,6 +320,7 @@ class KingdomScanner:
             notes=notes,
             timings=timings,
             probabilities=probabilities,
+            details=details,
         )
 
     def _table_distances(self, image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray | None:
@@ -249,8 +335,9 @@ class KingdomScanner:
         timings: dict[str, float],
         distances: np.ndarray | None,
     ) -> tuple:
-        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances`` and decode the N×N
-        frame: (kingdom, readings, flagged, rectified, probs)."""
+        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances``, account for the castle
+        leaning over its neighbours and decode the N×N frame: (kingdom, readings, flagged, rectified,
+        probs, details)."""
         t0 = time.perf_counter()
         rectified = rectify(image, homography, n)
         crops = cut_squares(rectified, n)
@@ -258,19 +345,33 @@ class KingdomScanner:
 
         t0 = time.perf_counter()
         try:
-            probabilities = np.asarray(self.classifier.predict_proba(crops, photo=True), dtype=float)
-            probabilities = probabilities.reshape(n, n, len(LABELS))
+            raw = np.asarray(self.classifier.predict_proba(crops, photo=True), dtype=float)
+            raw = raw.reshape(n, n, len(LABELS))
         except Exception as error:  # a model that does not match its feature code must not crash a scan
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         timings["classify"] = time.perf_counter() - t0
 
-        if self.compare_table:
-            probabilities = weigh_empty(probabilities, evidence_for_empty(distances, n))
+        t0 = time.perf_counter()
+        settings = self.reading
+        evidence = evidence_for_empty(distances if self.compare_table else None, n)
+        if self.compare_table:  # the table's pattern too: a patterned cloth has no one mean colour
+            pattern = pattern_evidence(pattern_likeness(image, homography, n), n)
+            evidence = combined_evidence(evidence, pattern)
+        probabilities = weigh_empty(raw, evidence)
+        timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
+
+        t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
+        cover = castle_cover(camera_from_homography(homography, image.shape), n, settings.castle_height)
+        leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
+        probabilities = soften_hidden(leaning.probabilities, leaning.hidden, settings)
+        timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        kingdom, readings, flagged = _decode(probabilities)
+        kingdom, readings, flagged, margins = _decode(probabilities, settings)
+        details = ReadingDetails(raw=raw, evidence=evidence, margins=margins, cover=cover, leaning=leaning)
+        flagged = flagged | review_flags(kingdom, details, settings)
         timings["decode_score"] = time.perf_counter() - t0
-        return kingdom, readings, flagged, rectified, probabilities
+        return kingdom, readings, flagged, rectified, probabilities, details
 
 
 #: A kingdom darker than every training photo is brightened before it is compared with the table and
@@ -335,23 +436,12 @@ def _array_photo(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, :, :3])
 
 
-def _decode(probabilities: np.ndarray) -> tuple[Kingdom, list[list[SquareReading]], np.ndarray]:
-    """Joint decoding under the box rules when the decoder is available, else each square's argmax."""
-    try:
-        from scanner.decode import decode_kingdom
-    except ImportError:
-        decode_kingdom = None
-    if decode_kingdom is not None:
-        decoded = decode_kingdom(probabilities)
-        readings = [list(row) for row in decoded.readings]
-        return decoded.kingdom, readings, np.asarray(decoded.flagged, dtype=bool)
-    n = probabilities.shape[0]
-    readings = []
-    for row in probabilities:
-        readings.append([])
-        for vector in row:
-            label = LABELS[int(np.argmax(vector))]
-            readings[-1].append(SquareReading(Terrain(label.terrain), label.crowns, float(vector.max())))
-    kingdom = Kingdom.from_rows([[reading.square for reading in row] for row in readings])
-    flagged = np.array([[reading.confidence < 0.6 for reading in row] for row in readings]).reshape(n, n)
-    return kingdom, readings, flagged
+def _decode(
+    probabilities: np.ndarray, settings: ReadingSettings
+) -> tuple[Kingdom, list[list[SquareReading]], np.ndarray, np.ndarray]:
+    """Joint decoding under the box rules: (kingdom, readings, flagged, margins in nats)."""
+    from scanner.decode import decode_kingdom
+
+    decoded = decode_kingdom(probabilities, flag_margin=settings.flag_margin)
+    readings = [list(row) for row in decoded.readings]
+    return decoded.kingdom, readings, np.asarray(decoded.flagged, dtype=bool), np.asarray(decoded.margins)
