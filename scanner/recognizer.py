@@ -100,6 +100,9 @@ class ReadingSettings:
     #: put it there) or when a square it leans over was read as castle with at least this much
     castle_seen: float = 0.5
     castle_elsewhere: float = 0.2
+    #: a square read as the table against the classifier is flagged unless the table comparisons add
+    #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
+    sure_table: float = 11.0
     #: in a photo whose light looks unfamiliar (looks_unfamiliar), squares are flagged under this margin
     unfamiliar_margin: float = 6.0
 
@@ -131,7 +134,10 @@ def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSet
     flags = np.zeros((n, n), dtype=bool)
     labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
     raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
-    flags |= raw_empty != (labels == EMPTY_LABEL)
+    read_empty = labels == EMPTY_LABEL
+    # into the table against the classifier: flagged unless both table comparisons are sure of it
+    flags |= read_empty & ~raw_empty & (details.evidence < settings.sure_table)
+    flags |= raw_empty & ~read_empty
     castle = _castle(kingdom)
     if castle is not None:
         hidden = details.cover[castle].copy()
