@@ -80,10 +80,13 @@ def test_covered_shares_follow_the_lean() -> None:
     assert shares[2, 1] > 0.3 and shares[0, 1] == 0.0 and shares[1, 0] == 0.0
 
 
-def probabilities_with(readings: dict, default: Square = Square(Terrain.GRASSLAND, 0)) -> np.ndarray:
-    """5×5 probabilities: every square sure of ``default`` except the given (cell -> {label: p})."""
+GRASSLAND = Square(Terrain.GRASSLAND, 0)
+
+
+def probabilities_with(readings: dict) -> np.ndarray:
+    """5×5 probabilities: every square sure of grassland except the given (cell -> {label: p})."""
     probabilities = np.full((5, 5, len(LABELS)), 1e-4)
-    probabilities[..., LABEL_INDEX[default]] = 1.0
+    probabilities[..., LABEL_INDEX[GRASSLAND]] = 1.0
     for cell, spread in readings.items():
         probabilities[cell] = 1e-4
         for square, p in spread.items():
