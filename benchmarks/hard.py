@@ -59,9 +59,9 @@ def split_seeds(split: str, count: int | None, conditions: list[str] | None = No
     return seeds if count is None else seeds[:count]
 
 
-def measure_photo(scanner, seed: int, grid_size: int) -> dict:
+def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | None = None) -> dict:
     """Generate one hard photo, scan it, and compare with the truth."""
-    scene = generate_hard_scene(seed, grid_size=grid_size)
+    scene = generate_hard_scene(seed, grid_size=grid_size, size=size)
     truth_kingdom, truth_corners = scene.upright()
     data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
     row = {"seed": seed, "condition": scene.params["condition"], "board": scene.board, **scene.params}
