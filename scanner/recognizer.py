@@ -126,6 +126,39 @@ def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, settings: Readi
     return softened / softened.sum(axis=-1, keepdims=True)
 
 
+def hidden_neighbours(
+    cover: np.ndarray, castle: tuple[int, int], settings: ReadingSettings
+) -> list[tuple[int, int, float]]:
+    """(row, col, share) of the side neighbours of the castle square that the castle hides at least
+    settings.hidden_flag_share of (``cover``: the castle's (N, N) cover)."""
+    n = cover.shape[0]
+    hidden = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = castle[0] + dr, castle[1] + dc
+        if 0 <= r < n and 0 <= c < n and cover[r, c] >= settings.hidden_flag_share:
+            hidden.append((r, c, float(cover[r, c])))
+    return hidden
+
+
+#: The part of a square the castle leaves visible is kept at least this share of the square wide.
+MIN_VISIBLE = 0.35
+
+
+def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.ndarray:
+    """The crop of a square hidden by ``share`` on its side towards the castle (``away``: the step from
+    the castle square to it), made whole again by mirroring the part the castle leaves visible."""
+    size = crop.shape[0] if away[0] else crop.shape[1]
+    keep = max(int(round(size * max(1.0 - share, MIN_VISIBLE))), 1)
+    axis = 0 if away[0] else 1
+    far = away[0] + away[1] > 0  # the visible part is the side away from the castle
+    strip = np.take(crop, range(size - keep, size) if far else range(keep), axis=axis)
+    reps = int(np.ceil(size / keep)) + 1
+    pieces = [strip if k % 2 == 0 else np.flip(strip, axis=axis) for k in range(reps)]
+    whole = np.concatenate(pieces, axis=axis)
+    whole = np.take(whole, range(size), axis=axis)
+    return np.ascontiguousarray(whole)
+
+
 def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
     """(N, N) squares to check beyond the decoder's own flags: squares the decoded castle hides, a castle
     the classifier did not see or saw leaning over a neighbour, and squares turned into the table or
@@ -369,14 +402,44 @@ class KingdomScanner:
         t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
         cover = castle_cover(camera_from_homography(homography, image.shape), n, settings.castle_height)
         leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
-        probabilities = soften_hidden(leaning.probabilities, leaning.hidden, settings)
+        weighed = soften_hidden(leaning.probabilities, leaning.hidden, settings)
         timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        kingdom, readings, flagged, margins = _decode(probabilities, settings)
+        kingdom, readings, flagged, margins = _decode(weighed, settings)
+        timings["decode_score"] = time.perf_counter() - t0
+        castle = _castle(kingdom)
+        hidden = [] if castle is None else hidden_neighbours(cover[castle], castle, settings)
+        if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
+            t0 = time.perf_counter()
+            visible = [
+                visible_part(crops[r * n + c], (r - castle[0], c - castle[1]), share)
+                for r, c, share in hidden
+            ]
+            try:
+                again = np.asarray(self.classifier.predict_proba(crops + visible, photo=True), dtype=float)
+            except Exception as error:
+                raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
+            raw = raw.copy()
+            for (r, c, _), reread in zip(hidden, again[len(crops) :], strict=True):
+                reread = reread.copy()
+                reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
+                raw[r, c] = reread / reread.sum()
+            probabilities = weigh_empty(raw, evidence)
+            probabilities[castle + (CASTLE_LABEL,)] = max(
+                probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
+            )
+            probabilities /= probabilities.sum(axis=-1, keepdims=True)
+            weighed = soften_hidden(probabilities, leaning.hidden, settings)
+            timings["classify"] += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            kingdom, readings, flagged, margins = _decode(weighed, settings)
+            timings["decode_score"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
         details = ReadingDetails(raw=raw, evidence=evidence, margins=margins, cover=cover, leaning=leaning)
         flagged = flagged | review_flags(kingdom, details, settings)
-        timings["decode_score"] = time.perf_counter() - t0
+        timings["decode_score"] += time.perf_counter() - t0
+        probabilities = weighed
         return kingdom, readings, flagged, rectified, probabilities, details
 
 

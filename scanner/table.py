@@ -176,14 +176,14 @@ A_B_RANGE = 80.0
 RING_AGREEMENT = 0.8
 #: A square whose colour histogram overlaps the table's (pooled, or one ring cell's) by LIKE_PATTERN
 #: shows the table's pattern (full evidence from SAME_PATTERN on); one under UNLIKE_PATTERN shows none
-#: of it. On generated scenes and the outside generator's cloths, nearly every empty square overlapped
-#: by 0.9 or more, and tiles by 0.06 (median) to 0.85 (the highest).
+#: of it. Chosen between the overlaps of empty squares and of tiles on generated scenes and cloths
+#: (docs/experiments.md, "Empty means the table").
 LIKE_PATTERN = 0.88
 SAME_PATTERN = 0.95
 UNLIKE_PATTERN = 0.3
 #: Extra nats for a square both comparisons call the table (its mean colour and its colours'
-#: proportions): a classifier sure of a lake on a blue table's hole is overruled. No tile of those
-#: scenes reached both.
+#: proportions): a classifier sure of a lake in a hole of a blue table is overruled, while a tile
+#: matching the table both ways is far rarer than one matching either.
 BOTH_BONUS = 4.0
 
 

@@ -18,6 +18,7 @@ from scanner.recognizer import (
     GLARE_NOTE,
     UNFAMILIAR_NOTE,
     KingdomScanner,
+    ReadingSettings,
     brightened,
     castle_shift,
     glare_squares,
@@ -61,12 +62,23 @@ def test_scan_returns_everything_the_page_and_the_json_need(fake_scanner, scene)
     assert line["score"]["total"] == result.score.total
 
 
-def test_a_photo_read_mostly_unsure_is_flagged_whole_with_a_note(fake_scanner, scene) -> None:
+def test_a_photo_read_mostly_unsure_gets_a_note_and_its_unsure_squares_flagged(fake_scanner, scene) -> None:
     sure = fake_scanner.scan(scene.image)
     assert UNFAMILIAR_NOTE not in sure.notes and not sure.flagged.all()
     unsure = KingdomScanner(classifier=UnsureColourClassifier()).scan(scene.image)
-    assert UNFAMILIAR_NOTE in unsure.notes and unsure.flagged.all()
+    assert UNFAMILIAR_NOTE in unsure.notes
+    wide = unsure.details.margins < ReadingSettings().unfamiliar_margin
+    assert (unsure.flagged >= wide).all() and unsure.flagged.all()  # every square is only 60 % sure
     assert str(unsure.kingdom) == str(sure.kingdom)  # the readings stay; only the review changes
+
+
+def test_the_scan_keeps_what_the_reading_knew(fake_scanner, scene) -> None:
+    result = fake_scanner.scan(scene.image)
+    n = result.grid_size
+    details = result.details
+    assert details.raw.shape == (n, n, 18) and details.margins.shape == (n, n)
+    assert details.evidence.shape == (n, n) and details.cover.shape == (n, n, n, n)
+    assert np.allclose(details.raw.sum(axis=-1), 1.0)
 
 
 def with_glare(image: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:
