@@ -64,6 +64,7 @@ UNFAMILIAR_NOTE = (
     "many squares were read unsure: the light, colours or camera may be unlike the photos the model "
     "learnt from; check every square"
 )
+DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 #: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW is flagged whole. On a
 #: camera and light it never saw (fitted on the boards alone, reading the tiles), the classifier is wrong on
 #: one square in four yet often sure; the rule marks 182 of those 195 tile photos (29 % of their squares
@@ -105,6 +106,15 @@ class ReadingSettings:
     sure_table: float = 11.0
     #: in a photo whose light looks unfamiliar (looks_unfamiliar), squares are flagged under this margin
     unfamiliar_margin: float = 6.0
+    #: a photo whose kingdom's brightest pixels stay under this Lab lightness (uint8) is dim: the
+    #: classifier then swaps terrains while sure (wheat for grassland), so its squares are flagged
+    #: under dim_margin
+    dim_below: float = 80.0
+    dim_margin: float = 6.0
+    #: a square read as a tile whose colours overlap the table's this much (scanner.table
+    #: pattern_likeness) may be a hole in a patterned cloth: flagged under table_like_margin
+    table_like: float = 0.6
+    table_like_margin: float = 6.0
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,7 @@ class ReadingDetails:
 
     raw: np.ndarray  # (N, N, labels) the classifier's probabilities
     evidence: np.ndarray  # (N, N) nats added to *empty* by the table comparison
+    likeness: np.ndarray | None  # (N, N) overlap of each square's colours with the table's, if seen
     margins: np.ndarray  # (N, N) the decoder's margin of each square, nats
     cover: np.ndarray  # (N, N, N, N) share of square 2 a castle on square 1 hides
     leaning: Leaning
@@ -171,6 +182,12 @@ def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSet
     # into the table against the classifier: flagged unless both table comparisons are sure of it
     flags |= read_empty & ~raw_empty & (details.evidence < settings.sure_table)
     flags |= raw_empty & ~read_empty
+    if details.likeness is not None:
+        flags |= (
+            (details.likeness >= settings.table_like)
+            & ~read_empty
+            & (details.margins < settings.table_like_margin)
+        )
     castle = _castle(kingdom)
     if castle is not None:
         hidden = details.cover[castle].copy()
@@ -300,7 +317,8 @@ class KingdomScanner:
         homography = located.homography
         notes = list(located.notes)
         t0 = time.perf_counter()
-        seen = brightened(image, homography, n)  # the photo as the table comparison and classifier see it
+        lightness = kingdom_lightness(image, homography, n)
+        seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n)
         if slide != (0, 0):
@@ -331,6 +349,9 @@ class KingdomScanner:
         elif looks_unfamiliar(probabilities):
             notes.append(UNFAMILIAR_NOTE)
             flagged = flagged | (details.margins < self.reading.unfamiliar_margin)
+        if not grayscale and lightness < self.reading.dim_below:
+            notes.append(DIM_NOTE)
+            flagged = flagged | (details.margins < self.reading.dim_margin)
         if located.deblurred:
             if flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
                 raise KingdomNotFoundError(BLURRED)
@@ -393,9 +414,9 @@ class KingdomScanner:
         t0 = time.perf_counter()
         settings = self.reading
         evidence = evidence_for_empty(distances if self.compare_table else None, n)
-        if self.compare_table:  # the table's pattern too: a patterned cloth has no one mean colour
-            pattern = pattern_evidence(pattern_likeness(image, homography, n), n)
-            evidence = combined_evidence(evidence, pattern)
+        likeness = pattern_likeness(image, homography, n) if self.compare_table else None
+        if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
+            evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
         probabilities = weigh_empty(raw, evidence)
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
@@ -436,7 +457,9 @@ class KingdomScanner:
             kingdom, readings, flagged, margins = _decode(weighed, settings)
             timings["decode_score"] += time.perf_counter() - t0
         t0 = time.perf_counter()
-        details = ReadingDetails(raw=raw, evidence=evidence, margins=margins, cover=cover, leaning=leaning)
+        details = ReadingDetails(
+            raw=raw, evidence=evidence, likeness=likeness, margins=margins, cover=cover, leaning=leaning
+        )
         flagged = flagged | review_flags(kingdom, details, settings)
         timings["decode_score"] += time.perf_counter() - t0
         probabilities = weighed
@@ -453,14 +476,20 @@ BRIGHTEN_TO = 190.0
 MAX_BRIGHTEN = 3.0
 
 
-def brightened(image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray:
+def brightened(image: np.ndarray, homography: np.ndarray, n: int, top: float | None = None) -> np.ndarray:
     """The BGR photo, brightened when the kingdom in its N×N frame (grid -> image ``homography``) is darker
-    than any photo the classifier learnt from (see DARK_BELOW); otherwise the same array."""
-    kingdom = rectify(image, homography, n)
-    top = float(np.percentile(cv2.cvtColor(kingdom, cv2.COLOR_BGR2LAB)[..., 0], 99))
+    than any photo the classifier learnt from (see DARK_BELOW); otherwise the same array. ``top``: the
+    frame's kingdom_lightness, when already measured."""
+    top = kingdom_lightness(image, homography, n) if top is None else top
     if top >= DARK_BELOW:
         return image
     return cv2.convertScaleAbs(image, alpha=min(MAX_BRIGHTEN, BRIGHTEN_TO / max(top, 1.0)))
+
+
+def kingdom_lightness(image: np.ndarray, homography: np.ndarray, n: int) -> float:
+    """Lab lightness (uint8) of the brightest 1 % of the kingdom's pixels in the N×N frame."""
+    kingdom = rectify(image, homography, n)
+    return float(np.percentile(cv2.cvtColor(kingdom, cv2.COLOR_BGR2LAB)[..., 0], 99))
 
 
 def castle_shift(kingdom: Kingdom) -> tuple[int, int]:

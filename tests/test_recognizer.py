@@ -15,6 +15,7 @@ from kingdomino.board import Kingdom
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.recognizer import (
     DARK_BELOW,
+    DIM_NOTE,
     GLARE_NOTE,
     UNFAMILIAR_NOTE,
     KingdomScanner,
@@ -236,3 +237,10 @@ def test_a_kingdom_found_only_on_a_deblurred_copy_is_read_with_a_note_or_refused
     with pytest.raises(KingdomNotFoundError) as caught:
         scanner.scan(scene.image)
     assert str(caught.value) == recognizer.BLURRED
+
+
+def test_a_dim_photo_says_so_and_flags_its_unsure_squares(fake_scanner, scene) -> None:
+    dim = (scene.image.astype(np.float32) * 0.5).astype(np.uint8)
+    result = fake_scanner.scan(dim)
+    assert DIM_NOTE in result.notes and DIM_NOTE not in fake_scanner.scan(scene.image).notes
+    assert (result.flagged >= (result.details.margins < ReadingSettings().dim_margin)).all()

@@ -129,7 +129,7 @@ def test_the_castle_square_and_the_square_it_leans_over_are_flagged_when_either_
     cover = leaning_cover()
     leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
     decoded = decode_kingdom(leaning.probabilities)
-    details = ReadingDetails(probabilities, np.zeros((5, 5)), decoded.margins, cover, leaning)
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), None, decoded.margins, cover, leaning)
     flags = review_flags(decoded.kingdom, details, ReadingSettings())
     assert flags[2, 2] and flags[1, 2] and flags.sum() == 2
 
@@ -144,3 +144,22 @@ def test_a_box_castle_on_a_tilted_photo_leaves_no_misread_square_unflagged() -> 
         wrong = [cell for cell, square in truth.cells() if result.kingdom[cell] != square]
         assert all(result.flagged[cell] for cell in wrong), (seed, wrong)
         assert result.kingdom[truth.grid_size // 2, truth.grid_size // 2].terrain == Terrain.CASTLE
+
+
+def test_a_tile_whose_colours_are_the_table_s_is_flagged_unless_read_surely() -> None:
+    probabilities = probabilities_with({(2, 2): {CASTLE: 1.0}})
+    decoded = decode_kingdom(probabilities)
+    likeness = np.zeros((5, 5))
+    likeness[0, 0] = 0.7
+    margins = decoded.margins.copy()
+    margins[0, 0] = 4.0
+    leaning = lean_castle(probabilities, np.zeros((5, 5, 5, 5)), CASTLE_LABEL)
+    details = ReadingDetails(
+        probabilities, np.zeros((5, 5)), likeness, margins, np.zeros((5, 5, 5, 5)), leaning
+    )
+    assert review_flags(decoded.kingdom, details, ReadingSettings())[0, 0]
+    margins[0, 0] = 9.0
+    details = ReadingDetails(
+        probabilities, np.zeros((5, 5)), likeness, margins, np.zeros((5, 5, 5, 5)), leaning
+    )
+    assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()
