@@ -1,10 +1,11 @@
 """KingdomScanner: one object that loads the model once and turns photos into scored kingdoms.
 
 Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> compare the frame with
-the table around it (scanner.table; a frame one square off its kingdom slides back) -> rectify to a
-top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh *empty* by the table
-comparison -> joint decoding under the box rules (scanner.decode, if available; plain argmax otherwise)
--> score. Every stage is timed.
+the table around it (scanner.table: its colour and its pattern; a frame one square off its kingdom slides
+back) -> rectify to a top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh
+*empty* by the table comparison -> account for the castle model leaning over its neighbours as the camera
+sees it (scanner.tall) -> joint decoding under the box rules (scanner.decode), the squares the castle
+hides read again from what it leaves visible -> flags for the player -> score. Every stage is timed.
 """
 
 from __future__ import annotations
