@@ -18,6 +18,7 @@ from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner
 from scanner.table import (
     AGAINST_TABLE,
+    BOTH_BONUS,
     TABLE_EVIDENCE,
     combined_evidence,
     evidence_for_empty,
@@ -268,5 +269,5 @@ def test_a_plain_table_square_keeps_its_colour_evidence_with_the_pattern() -> No
     photo = with_kingdom(table_photo(), {(1, 3)})
     colour = table_evidence(photo, FRAME, 5)
     combined = combined_evidence(colour, pattern_evidence(pattern_likeness(photo, FRAME, 5), 5))
-    assert combined[1, 3] == pytest.approx(TABLE_EVIDENCE, rel=0.05)
+    assert combined[1, 3] == pytest.approx(TABLE_EVIDENCE + BOTH_BONUS, rel=0.05)  # both say table
     assert (combined[colour < 0] < 0).all()  # the flat tiles stay unlike the table
