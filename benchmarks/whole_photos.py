@@ -50,6 +50,7 @@ def evaluate(
     located = 0
     errors, per_photo, failures = [], [], []
     terrain_ok = crowns_ok = squares = boards_right = boards_score = misread = misread_unflagged = 0
+    flagged = 0
     stages: dict[str, list[float]] = defaultdict(list)
     for index in range(count):
         scene = generate_scene(seed + index, size=size, grid_size=grid_size, **widths)
@@ -95,6 +96,7 @@ def evaluate(
             crowns_ok += read.crowns == square.crowns
             wrong += read != square
             misread_unflagged += read != square and not result.flagged[r, c]
+            flagged += bool(result.flagged[r, c])
             squares += 1
         misread += wrong
         boards_right += wrong == 0
@@ -122,6 +124,7 @@ def evaluate(
         "crowns_pct": round(100 * crowns_ok / max(squares, 1), 2),
         "squares_misread": misread,
         "squares_misread_unflagged": misread_unflagged,
+        "squares_flagged_pct": round(100 * flagged / max(squares, 1), 2),
         "boards_all_right_pct": round(100 * boards_right / read, 1),
         "boards_exact_score_pct": round(100 * boards_score / read, 1),
         "seconds_per_photo_median": round(statistics.median(stages["total"]), 3) if stages["total"] else None,
@@ -182,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"  squares misread: {report['squares_misread']}, "
-        f"of which not flagged: {report['squares_misread_unflagged']}"
+        f"of which not flagged: {report['squares_misread_unflagged']}; "
+        f"squares flagged: {report['squares_flagged_pct']} %"
     )
     print(f"  boards with every square right: {report['boards_all_right_pct']} %")
     print(f"  boards with the exact score: {report['boards_exact_score_pct']} %")

@@ -1,10 +1,11 @@
 """KingdomScanner: one object that loads the model once and turns photos into scored kingdoms.
 
 Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> compare the frame with
-the table around it (scanner.table; a frame one square off its kingdom slides back) -> rectify to a
-top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh *empty* by the table
-comparison -> joint decoding under the box rules (scanner.decode, if available; plain argmax otherwise)
--> score. Every stage is timed.
+the table around it (scanner.table: its colour and its pattern; a frame one square off its kingdom slides
+back) -> rectify to a top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh
+*empty* by the table comparison -> account for the castle model leaning over its neighbours as the camera
+sees it (scanner.tall) -> joint decoding under the box rules (scanner.decode), the squares the castle
+hides read again from what it leaves visible -> flags for the player -> score. Every stage is timed.
 """
 
 from __future__ import annotations
@@ -18,14 +19,23 @@ import cv2
 import numpy as np
 
 from kingdomino.board import Kingdom, Terrain
-from kingdomino.labels import LABELS, SquareReading
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.imageio import load_photo
 from scanner.locate import Located, frame_corners, locate_kingdom, moved_frame
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
-from scanner.table import evidence_for_empty, slide_for, table_distances, weigh_empty
+from scanner.table import (
+    combined_evidence,
+    evidence_for_empty,
+    pattern_evidence,
+    pattern_likeness,
+    slide_for,
+    table_distances,
+    weigh_empty,
+)
+from scanner.tall import CASTLE_HEIGHT, LEAN_COVER, Leaning, camera_from_homography, castle_cover, lean_castle
 
 #: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
 #: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
@@ -56,6 +66,7 @@ UNFAMILIAR_NOTE = (
     "many squares were read unsure: the light, colours or camera may be unlike the photos the model "
     "learnt from; check every square"
 )
+DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 #: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW is flagged whole. On a
 #: camera and light it never saw (fitted on the boards alone, reading the tiles), the classifier is wrong on
 #: one square in four yet often sure; the rule marks 182 of those 195 tile photos (29 % of their squares
@@ -71,6 +82,131 @@ UNFAMILIAR_SHARE = 0.2
 GLARE_LEVEL = 225
 GLARE_SHARE = 0.1
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
+
+
+@dataclass(frozen=True)
+class ReadingSettings:
+    """How squares are read and which ones the player is asked to check."""
+
+    #: the castle model's height in squares (scanner.tall)
+    castle_height: float = CASTLE_HEIGHT
+    #: a square a plausible castle may hide this share of has its readings softened (its log
+    #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
+    hidden_share: float = LEAN_COVER
+    hidden_soften: float = 0.5
+    #: the decoder's margin (nats) under which a square is flagged
+    flag_margin: float = 3.5
+    #: a square the decoded castle hides this share of is flagged unless its margin reaches hidden_margin
+    hidden_flag_share: float = 0.3
+    hidden_margin: float = 6.0
+    #: the decoded castle square is flagged when the classifier gave it less castle than this (the rules
+    #: put it there) or when a square it leans over was read as castle with at least this much
+    castle_seen: float = 0.5
+    castle_elsewhere: float = 0.2
+    #: a square read as the table against the classifier is flagged unless the table comparisons add
+    #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
+    sure_table: float = 11.0
+    #: in a photo whose light looks unfamiliar (looks_unfamiliar), squares are flagged under this margin
+    unfamiliar_margin: float = 6.0
+    #: a photo whose kingdom's brightest pixels stay under this Lab lightness (uint8) is dim: the
+    #: classifier then swaps terrains while sure (wheat for grassland), so its squares are flagged
+    #: under dim_margin
+    dim_below: float = 80.0
+    dim_margin: float = 6.0
+    #: a square read as a tile whose colours overlap the table's this much (scanner.table
+    #: pattern_likeness) may be a hole in a patterned cloth: flagged under table_like_margin
+    table_like: float = 0.6
+    table_like_margin: float = 6.0
+
+
+@dataclass(frozen=True)
+class ReadingDetails:
+    """What the reading of one frame knew besides its final probabilities (for flags and measurement)."""
+
+    raw: np.ndarray  # (N, N, labels) the classifier's probabilities
+    evidence: np.ndarray  # (N, N) nats added to *empty* by the table comparison
+    likeness: np.ndarray | None  # (N, N) overlap of each square's colours with the table's, if seen
+    margins: np.ndarray  # (N, N) the decoder's margin of each square, nats
+    cover: np.ndarray  # (N, N, N, N) share of square 2 a castle on square 1 hides
+    leaning: Leaning
+
+
+def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, settings: ReadingSettings) -> np.ndarray:
+    """(N, N, labels) with the squares a castle may hide (``hidden`` >= settings.hidden_share) read less
+    surely: their probabilities raised to a power under 1, the more the more of them may be hidden."""
+    power = 1.0 - settings.hidden_soften * np.clip(hidden, 0.0, 1.0) * (hidden >= settings.hidden_share)
+    softened = np.maximum(probabilities, 1e-12) ** power[..., None]
+    return softened / softened.sum(axis=-1, keepdims=True)
+
+
+def hidden_neighbours(
+    cover: np.ndarray, castle: tuple[int, int], settings: ReadingSettings
+) -> list[tuple[int, int, float]]:
+    """(row, col, share) of the side neighbours of the castle square that the castle hides at least
+    settings.hidden_flag_share of (``cover``: the castle's (N, N) cover)."""
+    n = cover.shape[0]
+    hidden = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = castle[0] + dr, castle[1] + dc
+        if 0 <= r < n and 0 <= c < n and cover[r, c] >= settings.hidden_flag_share:
+            hidden.append((r, c, float(cover[r, c])))
+    return hidden
+
+
+#: The part of a square the castle leaves visible is kept at least this share of the square wide.
+MIN_VISIBLE = 0.35
+
+
+def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.ndarray:
+    """The crop of a square hidden by ``share`` on its side towards the castle (``away``: the step from
+    the castle square to it), made whole again by mirroring the part the castle leaves visible."""
+    size = crop.shape[0] if away[0] else crop.shape[1]
+    keep = max(int(round(size * max(1.0 - share, MIN_VISIBLE))), 1)
+    axis = 0 if away[0] else 1
+    far = away[0] + away[1] > 0  # the visible part is the side away from the castle
+    strip = np.take(crop, range(size - keep, size) if far else range(keep), axis=axis)
+    reps = int(np.ceil(size / keep)) + 1
+    pieces = [strip if k % 2 == 0 else np.flip(strip, axis=axis) for k in range(reps)]
+    whole = np.concatenate(pieces, axis=axis)
+    whole = np.take(whole, range(size), axis=axis)
+    return np.ascontiguousarray(whole)
+
+
+def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
+    """(N, N) squares to check beyond the decoder's own flags: squares the decoded castle hides, a castle
+    the classifier did not see or saw leaning over a neighbour, and squares turned into the table or
+    out of it against the classifier."""
+    n = kingdom.grid_size
+    flags = np.zeros((n, n), dtype=bool)
+    labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
+    raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
+    read_empty = labels == EMPTY_LABEL
+    # into the table against the classifier: flagged unless both table comparisons are sure of it
+    flags |= read_empty & ~raw_empty & (details.evidence < settings.sure_table)
+    flags |= raw_empty & ~read_empty
+    if details.likeness is not None:
+        flags |= (
+            (details.likeness >= settings.table_like)
+            & ~read_empty
+            & (details.margins < settings.table_like_margin)
+        )
+    castle = _castle(kingdom)
+    if castle is not None:
+        hidden = details.cover[castle].copy()
+        hidden[castle] = 0.0
+        flags |= (hidden >= settings.hidden_flag_share) & (details.margins < settings.hidden_margin)
+        seen = details.raw[..., CASTLE_LABEL]
+        leaned = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
+        if seen[castle] < settings.castle_seen or leaned.any():
+            flags[castle] = True
+            flags |= leaned
+        # a castle moved here from the square it leans over: that square is checked too
+        behind = details.cover[:, :, castle[0], castle[1]] >= LEAN_COVER
+        behind[castle] = False
+        flags |= behind & (seen >= settings.castle_elsewhere)
+        if behind[seen >= settings.castle_elsewhere].any():
+            flags[castle] = True
+    return flags
 
 
 def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
@@ -111,6 +247,8 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: (N, N, 18) classifier output, weighed with the table around the kingdom, before decoding
     probabilities: np.ndarray | None = None
+    #: the classifier's own probabilities, the decoder's margins and the castle's geometry
+    details: ReadingDetails | None = field(default=None, repr=False)
 
     def to_json_dict(self) -> dict:
         """The ``kingdomino scan --json`` line of this photo."""
@@ -139,14 +277,18 @@ class ScanResult:
 class KingdomScanner:
     """Loads the square classifier once; ``scan`` reads one photo (path, bytes or BGR array)."""
 
-    def __init__(self, classifier=None, compare_table: bool = True) -> None:
-        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it)."""
+    def __init__(
+        self, classifier=None, compare_table: bool = True, reading: ReadingSettings = ReadingSettings()
+    ) -> None:
+        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it);
+        ``reading`` sets how squares are read and flagged."""
         if classifier is None:
             from model.classifier import SquareClassifier  # raises ModelLoadError with a clear reason
 
             classifier = SquareClassifier.load()
         self.classifier = classifier
         self.compare_table = compare_table
+        self.reading = reading
 
     def scan(
         self,
@@ -192,7 +334,8 @@ class KingdomScanner:
         homography = located.homography
         notes = list(located.notes)
         t0 = time.perf_counter()
-        seen = brightened(image, homography, n)  # the photo as the table comparison and classifier see it
+        lightness = kingdom_lightness(image, homography, n)
+        seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n) if not by_hand else (0, 0)  # a frame set by hand stays put
         if slide != (0, 0):
@@ -200,7 +343,7 @@ class KingdomScanner:
             notes.append(SLID_FRAME_NOTE)
             distances = self._table_distances(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
-        kingdom, readings, flagged, rectified, probabilities = self._read(
+        kingdom, readings, flagged, rectified, probabilities, details = self._read(
             seen, homography, n, timings, distances
         )
         shift = castle_shift(kingdom) if not by_hand else (0, 0)
@@ -210,7 +353,7 @@ class KingdomScanner:
             castle = _castle(kingdom)
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(kingdom):  # no tile lost
-                kingdom, readings, flagged, rectified, probabilities = again
+                kingdom, readings, flagged, rectified, probabilities, details = again
                 homography = moved
                 notes.append(MOVED_FRAME_NOTE)
         glare = glare_squares(rectified, kingdom)
@@ -222,7 +365,10 @@ class KingdomScanner:
             flagged = np.ones_like(flagged, dtype=bool)
         elif looks_unfamiliar(probabilities):
             notes.append(UNFAMILIAR_NOTE)
-            flagged = np.ones_like(flagged, dtype=bool)
+            flagged = flagged | (details.margins < self.reading.unfamiliar_margin)
+        if not grayscale and lightness < self.reading.dim_below:
+            notes.append(DIM_NOTE)
+            flagged = flagged | (details.margins < self.reading.dim_margin)
         if located.deblurred:
             if flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
                 raise KingdomNotFoundError(BLURRED)
@@ -251,6 +397,7 @@ class KingdomScanner:
             notes=notes,
             timings=timings,
             probabilities=probabilities,
+            details=details,
         )
 
     def _table_distances(self, image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray | None:
@@ -265,8 +412,9 @@ class KingdomScanner:
         timings: dict[str, float],
         distances: np.ndarray | None,
     ) -> tuple:
-        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances`` and decode the N×N
-        frame: (kingdom, readings, flagged, rectified, probs)."""
+        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances``, account for the castle
+        leaning over its neighbours and decode the N×N frame: (kingdom, readings, flagged, rectified,
+        probs, details)."""
         t0 = time.perf_counter()
         rectified = rectify(image, homography, n)
         crops = cut_squares(rectified, n)
@@ -274,19 +422,65 @@ class KingdomScanner:
 
         t0 = time.perf_counter()
         try:
-            probabilities = np.asarray(self.classifier.predict_proba(crops, photo=True), dtype=float)
-            probabilities = probabilities.reshape(n, n, len(LABELS))
+            raw = np.asarray(self.classifier.predict_proba(crops, photo=True), dtype=float)
+            raw = raw.reshape(n, n, len(LABELS))
         except Exception as error:  # a model that does not match its feature code must not crash a scan
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         timings["classify"] = time.perf_counter() - t0
 
-        if self.compare_table:
-            probabilities = weigh_empty(probabilities, evidence_for_empty(distances, n))
+        t0 = time.perf_counter()
+        settings = self.reading
+        evidence = evidence_for_empty(distances if self.compare_table else None, n)
+        likeness = pattern_likeness(image, homography, n) if self.compare_table else None
+        if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
+            evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
+        probabilities = weigh_empty(raw, evidence)
+        timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
+
+        t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
+        cover = castle_cover(camera_from_homography(homography, image.shape), n, settings.castle_height)
+        leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
+        weighed = soften_hidden(leaning.probabilities, leaning.hidden, settings)
+        timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        kingdom, readings, flagged = _decode(probabilities)
+        kingdom, readings, flagged, margins = _decode(weighed, settings)
         timings["decode_score"] = time.perf_counter() - t0
-        return kingdom, readings, flagged, rectified, probabilities
+        castle = _castle(kingdom)
+        hidden = [] if castle is None else hidden_neighbours(cover[castle], castle, settings)
+        if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
+            t0 = time.perf_counter()
+            visible = [
+                visible_part(crops[r * n + c], (r - castle[0], c - castle[1]), share)
+                for r, c, share in hidden
+            ]
+            try:
+                again = np.asarray(self.classifier.predict_proba(crops + visible, photo=True), dtype=float)
+            except Exception as error:
+                raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
+            raw = raw.copy()
+            for (r, c, _), reread in zip(hidden, again[len(crops) :], strict=True):
+                reread = reread.copy()
+                reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
+                raw[r, c] = reread / reread.sum()
+            probabilities = weigh_empty(raw, evidence)
+            probabilities[castle + (CASTLE_LABEL,)] = max(
+                probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
+            )
+            probabilities /= probabilities.sum(axis=-1, keepdims=True)
+            weighed = soften_hidden(probabilities, leaning.hidden, settings)
+            timings["classify"] += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            kingdom, readings, flagged, margins = _decode(weighed, settings)
+            timings["decode_score"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        details = ReadingDetails(
+            raw=raw, evidence=evidence, likeness=likeness, margins=margins, cover=cover, leaning=leaning
+        )
+        flagged = flagged | review_flags(kingdom, details, settings)
+        timings["decode_score"] += time.perf_counter() - t0
+        probabilities = weighed
+        return kingdom, readings, flagged, rectified, probabilities, details
 
 
 #: A kingdom darker than every training photo is brightened before it is compared with the table and
@@ -299,14 +493,20 @@ BRIGHTEN_TO = 190.0
 MAX_BRIGHTEN = 3.0
 
 
-def brightened(image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray:
+def brightened(image: np.ndarray, homography: np.ndarray, n: int, top: float | None = None) -> np.ndarray:
     """The BGR photo, brightened when the kingdom in its N×N frame (grid -> image ``homography``) is darker
-    than any photo the classifier learnt from (see DARK_BELOW); otherwise the same array."""
-    kingdom = rectify(image, homography, n)
-    top = float(np.percentile(cv2.cvtColor(kingdom, cv2.COLOR_BGR2LAB)[..., 0], 99))
+    than any photo the classifier learnt from (see DARK_BELOW); otherwise the same array. ``top``: the
+    frame's kingdom_lightness, when already measured."""
+    top = kingdom_lightness(image, homography, n) if top is None else top
     if top >= DARK_BELOW:
         return image
     return cv2.convertScaleAbs(image, alpha=min(MAX_BRIGHTEN, BRIGHTEN_TO / max(top, 1.0)))
+
+
+def kingdom_lightness(image: np.ndarray, homography: np.ndarray, n: int) -> float:
+    """Lab lightness (uint8) of the brightest 1 % of the kingdom's pixels in the N×N frame."""
+    kingdom = rectify(image, homography, n)
+    return float(np.percentile(cv2.cvtColor(kingdom, cv2.COLOR_BGR2LAB)[..., 0], 99))
 
 
 def castle_shift(kingdom: Kingdom) -> tuple[int, int]:
@@ -380,23 +580,12 @@ def _array_photo(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, :, :3])
 
 
-def _decode(probabilities: np.ndarray) -> tuple[Kingdom, list[list[SquareReading]], np.ndarray]:
-    """Joint decoding under the box rules when the decoder is available, else each square's argmax."""
-    try:
-        from scanner.decode import decode_kingdom
-    except ImportError:
-        decode_kingdom = None
-    if decode_kingdom is not None:
-        decoded = decode_kingdom(probabilities)
-        readings = [list(row) for row in decoded.readings]
-        return decoded.kingdom, readings, np.asarray(decoded.flagged, dtype=bool)
-    n = probabilities.shape[0]
-    readings = []
-    for row in probabilities:
-        readings.append([])
-        for vector in row:
-            label = LABELS[int(np.argmax(vector))]
-            readings[-1].append(SquareReading(Terrain(label.terrain), label.crowns, float(vector.max())))
-    kingdom = Kingdom.from_rows([[reading.square for reading in row] for row in readings])
-    flagged = np.array([[reading.confidence < 0.6 for reading in row] for row in readings]).reshape(n, n)
-    return kingdom, readings, flagged
+def _decode(
+    probabilities: np.ndarray, settings: ReadingSettings
+) -> tuple[Kingdom, list[list[SquareReading]], np.ndarray, np.ndarray]:
+    """Joint decoding under the box rules: (kingdom, readings, flagged, margins in nats)."""
+    from scanner.decode import decode_kingdom
+
+    decoded = decode_kingdom(probabilities, flag_margin=settings.flag_margin)
+    readings = [list(row) for row in decoded.readings]
+    return decoded.kingdom, readings, np.asarray(decoded.flagged, dtype=bool), np.asarray(decoded.margins)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from scipy.ndimage import maximum_filter
 
 from kingdomino.labels import EMPTY_LABEL
 from scanner.locate import apply_homography, moved_frame
@@ -163,3 +164,94 @@ def weigh_empty(probabilities: np.ndarray, evidence: np.ndarray) -> np.ndarray:
     weighed = np.array(probabilities, dtype=float)
     weighed[..., EMPTY_LABEL] *= np.exp(evidence)
     return weighed / weighed.sum(axis=-1, keepdims=True)
+
+
+# --- the table's pattern ------------------------------------------------------------------------------
+#: Size (CIE Lab units) of the colour bins a cell's colours are counted in; a and b are clipped to
+#: +-A_B_RANGE. Each histogram is widened by one bin each way, as the light changes across the table.
+COLOUR_BIN = 10.0
+A_B_RANGE = 80.0
+#: Ring cells whose colours overlap the ring's pooled colours less than this share of the median ring
+#: cell's overlap are left out of the table (a tile, the box or a hand in the ring).
+RING_AGREEMENT = 0.8
+#: A square whose colour histogram overlaps the table's (pooled, or one ring cell's) by LIKE_PATTERN
+#: shows the table's pattern (full evidence from SAME_PATTERN on); one under UNLIKE_PATTERN shows none
+#: of it. Chosen between the overlaps of empty squares and of tiles on generated scenes and cloths
+#: (docs/experiments.md, "Empty means the table").
+LIKE_PATTERN = 0.88
+SAME_PATTERN = 0.95
+UNLIKE_PATTERN = 0.3
+#: Extra nats for a square both comparisons call the table (its mean colour and its colours'
+#: proportions): a classifier sure of a lake in a hole of a blue table is overruled, while a tile
+#: matching the table both ways is far rarer than one matching either.
+BOTH_BONUS = 4.0
+
+
+def _colour_histograms(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+    """(N+2, N+2, bins) widened colour histogram of the trimmed centre of every cell of the frame and
+    its ring, each summing to 1."""
+    ring_frame = moved_frame(grid_to_image, -1, -1)
+    cells = grid_size + 2
+    to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
+    warped = cv2.warpPerspective(image, to_warp, (cells * CELL_PX, cells * CELL_PX), flags=cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(warped.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    margin = int(round(CELL_MARGIN * CELL_PX))
+    inner = slice(margin, CELL_PX - margin)
+    blocks = lab.reshape(cells, CELL_PX, cells, CELL_PX, 3).transpose(0, 2, 1, 3, 4)[:, :, inner, inner]
+    l_levels = int(np.ceil(100 / COLOUR_BIN)) + 1
+    ab_levels = int(np.ceil(2 * A_B_RANGE / COLOUR_BIN)) + 1
+    l_bin = np.clip(blocks[..., 0] / COLOUR_BIN, 0, l_levels - 1).astype(np.int32)
+    a_bin = np.clip((blocks[..., 1] + A_B_RANGE) / COLOUR_BIN, 0, ab_levels - 1).astype(np.int32)
+    b_bin = np.clip((blocks[..., 2] + A_B_RANGE) / COLOUR_BIN, 0, ab_levels - 1).astype(np.int32)
+    bins = l_levels * ab_levels * ab_levels
+    flat = ((l_bin * ab_levels + a_bin) * ab_levels + b_bin).reshape(cells * cells, -1)
+    offsets = np.arange(cells * cells)[:, None] * bins
+    counts = np.bincount((flat + offsets).ravel(), minlength=cells * cells * bins).astype(np.float32)
+    counts = counts.reshape(cells, cells, l_levels, ab_levels, ab_levels)
+    widened = maximum_filter(counts, size=(1, 1, 3, 3, 3)).reshape(cells, cells, bins)
+    return widened / widened.sum(axis=-1, keepdims=True)
+
+
+def pattern_likeness(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray | None:
+    """(N, N) overlap of each square's colour histogram with the table's (the pooled ring, or the ring
+    cell it matches best): the same colours in the same proportions, a patterned cloth included.
+    None when too few ring cells lie in the photo."""
+    ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
+    if len(ring) < MIN_TABLE_CELLS:
+        return None
+    histograms = _colour_histograms(image, grid_to_image, grid_size)
+    rows, cols = np.array(ring).T
+    ring_histograms = histograms[rows, cols]
+    overlap = np.minimum(ring_histograms, ring_histograms.mean(axis=0)).sum(axis=-1)
+    table = ring_histograms[overlap >= RING_AGREEMENT * np.median(overlap)]
+    squares = histograms[1:-1, 1:-1]
+    pooled = np.minimum(squares, table.mean(axis=0)).sum(axis=-1)
+    best = np.minimum(squares[:, :, None], table[None, None]).sum(axis=-1).max(axis=-1)
+    return np.maximum(pooled, best)
+
+
+def pattern_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
+    """(N, N) nats for *empty* from ``pattern_likeness``: up to TABLE_EVIDENCE for a square in the
+    table's colours, down to -AGAINST_TABLE for one with hardly any of them."""
+    if likeness is None:
+        return np.zeros((grid_size, grid_size))
+    like = np.clip((likeness - LIKE_PATTERN) / (SAME_PATTERN - LIKE_PATTERN), 0.0, 1.0)
+    unlike = np.clip((UNLIKE_PATTERN - likeness) / UNLIKE_PATTERN, 0.0, 1.0)
+    return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
+
+
+def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndarray:
+    """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty) and its pattern: for
+    empty when either says the square shows the table, against only when both say it does not (the
+    pattern alone, on a cloth whose colours do not agree on one mean, only ever adds)."""
+    if pattern is None:
+        return colour
+    if not colour.any():
+        return np.maximum(pattern, 0.0)
+    colour_for, pattern_for = np.maximum(colour, 0.0), np.maximum(pattern, 0.0)
+    positive = (
+        np.maximum(colour_for, pattern_for)
+        + BOTH_BONUS * np.minimum(colour_for, pattern_for) / TABLE_EVIDENCE
+    )
+    negative = np.maximum(np.minimum(colour, 0.0), np.minimum(pattern, 0.0))
+    return np.where(positive > 0, positive, negative)

@@ -14,9 +14,11 @@ from kingdomino.board import Kingdom
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.recognizer import (
     DARK_BELOW,
+    DIM_NOTE,
     GLARE_NOTE,
     UNFAMILIAR_NOTE,
     KingdomScanner,
+    ReadingSettings,
     brightened,
     castle_shift,
     glare_squares,
@@ -63,12 +65,23 @@ def test_scan_returns_everything_the_page_and_the_json_need(fake_scanner, scene)
     assert line["score"]["total"] == result.score.total
 
 
-def test_a_photo_read_mostly_unsure_is_flagged_whole_with_a_note(fake_scanner, scene) -> None:
+def test_a_photo_read_mostly_unsure_gets_a_note_and_its_unsure_squares_flagged(fake_scanner, scene) -> None:
     sure = fake_scanner.scan(scene.image)
     assert UNFAMILIAR_NOTE not in sure.notes and not sure.flagged.all()
     unsure = KingdomScanner(classifier=UnsureColourClassifier()).scan(scene.image)
-    assert UNFAMILIAR_NOTE in unsure.notes and unsure.flagged.all()
+    assert UNFAMILIAR_NOTE in unsure.notes
+    wide = unsure.details.margins < ReadingSettings().unfamiliar_margin
+    assert (unsure.flagged >= wide).all() and unsure.flagged.all()  # every square is only 60 % sure
     assert str(unsure.kingdom) == str(sure.kingdom)  # the readings stay; only the review changes
+
+
+def test_the_scan_keeps_what_the_reading_knew(fake_scanner, scene) -> None:
+    result = fake_scanner.scan(scene.image)
+    n = result.grid_size
+    details = result.details
+    assert details.raw.shape == (n, n, 18) and details.margins.shape == (n, n)
+    assert details.evidence.shape == (n, n) and details.cover.shape == (n, n, n, n)
+    assert np.allclose(details.raw.sum(axis=-1), 1.0)
 
 
 def with_glare(image: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:
@@ -242,3 +255,10 @@ def test_a_frame_given_by_hand_is_read_where_it_is_placed(fake_scanner, scene) -
     for grid, bad in (("auto", corners), (5, corners[[0, 2, 1, 3]]), (5, np.zeros(3))):
         with pytest.raises(ScanError):
             fake_scanner.scan(data, grid=grid, corners=bad)
+
+
+def test_a_dim_photo_says_so_and_flags_its_unsure_squares(fake_scanner, scene) -> None:
+    dim = (scene.image.astype(np.float32) * 0.5).astype(np.uint8)
+    result = fake_scanner.scan(dim)
+    assert DIM_NOTE in result.notes and DIM_NOTE not in fake_scanner.scan(scene.image).notes
+    assert (result.flagged >= (result.details.margins < ReadingSettings().dim_margin)).all()

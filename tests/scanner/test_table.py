@@ -18,8 +18,12 @@ from scanner.locate import frame_corners, locate_kingdom, moved_frame
 from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner
 from scanner.table import (
     AGAINST_TABLE,
+    BOTH_BONUS,
     TABLE_EVIDENCE,
+    combined_evidence,
     evidence_for_empty,
+    pattern_evidence,
+    pattern_likeness,
     slide_for,
     table_distances,
     weigh_empty,
@@ -211,3 +215,61 @@ def test_plain_wheat_without_a_domino_partner_stays_wheat_when_the_table_is_in_v
     assert result.kingdom[3, 4] == truth[3, 4] == Square(Terrain.WHEAT, 0)
     assert result.kingdom[4, 1] == truth[4, 1] == Square(Terrain.WHEAT, 0)
     assert result.kingdom == truth
+
+
+def swirled_cloth(size: int = 1000, seed: int = 0) -> np.ndarray:
+    """A blue tablecloth printed with large yellow swirls: no one mean colour around the frame."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    swirl = np.sin(xx / 37.0 + 2.5 * np.sin(yy / 53.0)) * np.cos(yy / 41.0 - 1.7 * np.sin(xx / 61.0))
+    photo = np.where((swirl > 0.35)[..., None], np.float32([40, 200, 230]), np.float32([150, 70, 20]))
+    photo = photo + rng.normal(0, 4, photo.shape)
+    return np.clip(photo, 0, 255).astype(np.uint8)
+
+
+def printed_tiles(photo: np.ndarray, holes: set[tuple[int, int]], seed: int = 0) -> np.ndarray:
+    """A 5×5 kingdom in FRAME of tiles with a printed picture (dark strokes on the tile's colour)."""
+    rng = np.random.default_rng(seed)
+    out = photo.copy()
+    for row in range(5):
+        for col in range(5):
+            if (row, col) not in holes:
+                y, x = 250 + 100 * row, 250 + 100 * col
+                tile = np.empty((96, 96, 3), np.uint8)
+                tile[:] = TILE_COLOURS[(row * 5 + col) % len(TILE_COLOURS)]
+                for _ in range(12):
+                    a, b = rng.integers(0, 96, 2), rng.integers(0, 96, 2)
+                    cv2.line(tile, tuple(int(v) for v in a), tuple(int(v) for v in b), (20, 30, 25), 2)
+                out[y + 2 : y + 98, x + 2 : x + 98] = tile
+    return out
+
+
+def test_empty_squares_on_a_patterned_cloth_show_its_pattern_and_tiles_do_not() -> None:
+    photo = printed_tiles(swirled_cloth(), {(0, 4), (4, 0)})
+    assert table_distances(photo, FRAME, 5) is None  # no one mean colour: the colour comparison is silent
+    likeness = pattern_likeness(photo, FRAME, 5)
+    evidence = combined_evidence(table_evidence(photo, FRAME, 5), pattern_evidence(likeness, 5))
+    assert evidence[0, 4] == pytest.approx(TABLE_EVIDENCE, rel=0.05)
+    assert evidence[4, 0] == pytest.approx(TABLE_EVIDENCE, rel=0.05)
+    evidence[0, 4] = evidence[4, 0] = 0.0
+    assert np.all(evidence == 0.0)
+
+
+def test_the_pattern_adds_nothing_when_the_ring_is_other_tiles_of_every_colour() -> None:
+    photo = printed_tiles(swirled_cloth(), {(2, 2)})
+    rng = np.random.default_rng(5)
+    for row in range(-1, 6):
+        for col in range(-1, 6):
+            if row in (-1, 5) or col in (-1, 5):
+                y, x = 250 + 100 * row, 250 + 100 * col
+                photo[y : y + 100, x : x + 100] = rng.integers(0, 256, (100, 100, 3))
+    likeness = pattern_likeness(photo, FRAME, 5)
+    assert likeness is None or pattern_evidence(likeness, 5)[2, 2] <= 0
+
+
+def test_a_plain_table_square_keeps_its_colour_evidence_with_the_pattern() -> None:
+    photo = with_kingdom(table_photo(), {(1, 3)})
+    colour = table_evidence(photo, FRAME, 5)
+    combined = combined_evidence(colour, pattern_evidence(pattern_likeness(photo, FRAME, 5), 5))
+    assert combined[1, 3] == pytest.approx(TABLE_EVIDENCE + BOTH_BONUS, rel=0.05)  # both say table
+    assert (combined[colour < 0] < 0).all()  # the flat tiles stay unlike the table

@@ -1,0 +1,188 @@
+"""Tall things on the kingdom: where a castle model or a meeple standing on a square shows in the photo.
+
+The frame's homography (grid -> image) is the camera seeing the table plane. With square pixels and
+the principal point at the photo's centre it fixes the focal length (two constraints, one unknown;
+taken from the better conditioned one, a phone's default when the view is nearly overhead), then
+the camera's rotation and position, so any point above the table can be projected. An object of
+height h standing on a square shows its top where the ray to that top meets the table: the *lean*,
+in grid units, of that square. A castle leans over the square (or squares) behind it as seen from
+the camera, and the reading must know it: the castle is on its base, and the square it leans over
+is read from what is left of it, or flagged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
+CASTLE_HEIGHT = 0.7
+#: Share of its square the castle's footprint leaves free on each side.
+CASTLE_INSET = 0.12
+#: A phone's focal length as a share of the photo's longer side, when the homography cannot tell it
+#: (a photo taken nearly straight down fits any focal length).
+DEFAULT_FOCAL = 0.9
+#: Focal lengths outside this range (share of the longer side) are not a phone's: the default is used.
+FOCAL_RANGE = (0.45, 2.5)
+#: Pixels per square of the small raster the covered share of each neighbour is counted on.
+RASTER = 24
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A pinhole camera over the table plane, in grid units (one square = 1, the table at z = 0)."""
+
+    intrinsics: np.ndarray  # (3, 3) K
+    rotation: np.ndarray  # (3, 3) world (grid x, grid y, up) -> camera
+    translation: np.ndarray  # (3,)
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """(k, 3) grid points (x, y, height) -> (k, 2) image pixels."""
+        camera = np.asarray(points, float) @ self.rotation.T + self.translation
+        pixels = camera @ self.intrinsics.T
+        return pixels[:, :2] / pixels[:, 2:3]
+
+    @property
+    def centre(self) -> np.ndarray:
+        """The camera's position in grid units (x, y, height above the table)."""
+        return -self.rotation.T @ self.translation
+
+
+def _focal(normalised: np.ndarray) -> float | None:
+    """Focal length (pixels) from a homography whose principal point is already at the origin, None
+    when neither constraint is well conditioned (a view from nearly straight above)."""
+    a, b = normalised[:, 0], normalised[:, 1]
+    candidates = []
+    denominator = a[2] * b[2]
+    if abs(denominator) > 1e-12:
+        candidates.append((abs(denominator), -(a[0] * b[0] + a[1] * b[1]) / denominator))
+    denominator = b[2] ** 2 - a[2] ** 2
+    if abs(denominator) > 1e-12:
+        value = (a[0] ** 2 + a[1] ** 2 - b[0] ** 2 - b[1] ** 2) / denominator
+        candidates.append((abs(denominator), value))
+    candidates = [(w, v) for w, v in candidates if v > 0]
+    if not candidates:
+        return None
+    return float(np.sqrt(max(candidates)[1]))
+
+
+def camera_from_homography(grid_to_image: np.ndarray, image_shape: tuple[int, ...]) -> Camera:
+    """The camera seeing the grid plane through ``grid_to_image`` in a photo of ``image_shape``."""
+    height, width = image_shape[:2]
+    longer = max(height, width)
+    centre = np.array([[1.0, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]])
+    normalised = centre @ np.asarray(grid_to_image, float)
+    normalised = normalised / np.linalg.norm(normalised[:, 0])
+    focal = _focal(normalised)
+    if focal is None or not FOCAL_RANGE[0] * longer <= focal <= FOCAL_RANGE[1] * longer:
+        focal = DEFAULT_FOCAL * longer
+    intrinsics = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1.0]])
+    columns = np.diag([1 / focal, 1 / focal, 1.0]) @ normalised
+    if (columns @ np.array([0.5, 0.5, 1.0]))[2] < 0:  # a square of the grid lies in front of the camera
+        columns = -columns
+    r1, r2 = columns[:, 0], columns[:, 1]
+    scale = (np.linalg.norm(r1) + np.linalg.norm(r2)) / 2
+    r1, r2, translation = r1 / np.linalg.norm(r1), r2 / np.linalg.norm(r2), columns[:, 2] / scale
+    r3 = np.cross(r1, r2)
+    if r3 @ translation > 0:  # "up" points to the camera's side of the table
+        r3 = -r3
+    rotation = np.stack([r1, r2, r3], axis=1)
+    return Camera(intrinsics, rotation, translation)
+
+
+def leans(camera: Camera, grid_size: int, height: float = CASTLE_HEIGHT) -> np.ndarray:
+    """(N, N, 2) grid displacement (x = columns, y = rows) from each square's centre to the table point
+    under the top of an object ``height`` squares tall standing there, as the camera sees it."""
+    rows, cols = np.mgrid[0:grid_size, 0:grid_size] + 0.5
+    base = np.stack([cols.ravel(), rows.ravel(), np.zeros(rows.size)], axis=1)
+    top = base + [0.0, 0.0, height]
+    centre = camera.centre
+    # the ray from the camera through the top meets the table where height reaches zero
+    along = centre[2] / max(centre[2] - height, 1e-6)
+    hit = centre[None, :2] + (top[:, :2] - centre[None, :2]) * along
+    if centre[2] <= height:  # a camera lower than the object: no sensible lean
+        hit = base[:, :2]
+    return (hit - base[:, :2]).reshape(grid_size, grid_size, 2)
+
+
+def covered_shares(lean: np.ndarray, inset: float = CASTLE_INSET) -> np.ndarray:
+    """(3, 3) share of each square around a base square (centre = the base) that a box standing on the
+    base, its footprint inset by ``inset``, hides from the camera when its top shows ``lean`` (x, y)
+    grid units away: the convex hull of the footprint and the footprint moved by the lean."""
+    import cv2
+
+    size = 3 * RASTER
+    lo, hi = 1 + inset, 2 - inset
+    footprint = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
+    moved = footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)
+    hull = cv2.convexHull(np.round(np.r_[footprint, moved] * RASTER * 4).astype(np.int32))
+    mask = np.zeros((size, size), np.uint8)
+    cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
+    return mask.reshape(3, RASTER, 3, RASTER).mean(axis=(1, 3))
+
+
+def castle_cover(camera: Camera, grid_size: int, height: float = CASTLE_HEIGHT) -> np.ndarray:
+    """(N, N, N, N): share of square (r2, c2) hidden by a castle standing on square (r, c)."""
+    n = grid_size
+    cover = np.zeros((n, n, n, n))
+    lean = leans(camera, n, height)
+    for row in range(n):
+        for col in range(n):
+            shares = covered_shares(lean[row, col])
+            r0, c0 = max(row - 1, 0), max(col - 1, 0)
+            r1, c1 = min(row + 2, n), min(col + 2, n)
+            cover[row, col, r0:r1, c0:c1] = shares[r0 - row + 1 : r1 - row + 1, c0 - col + 1 : c1 - col + 1]
+    return cover
+
+
+#: A square hidden this much (share of its area) by a castle standing on a neighbour may show the castle
+#: instead of its own print: the castle read there may belong to the neighbour.
+LEAN_COVER = 0.25
+#: A base the classifier reads this sure of one terrain is no castle base; one read this unsure or less
+#: is fully plausible (linear in between).
+SURE_TERRAIN = 0.97
+UNSURE_TERRAIN = 0.6
+
+
+@dataclass(frozen=True)
+class Leaning:
+    """What the castle's lean did to a frame's probabilities."""
+
+    probabilities: np.ndarray  # (N, N, labels) with the castle moved to plausible bases
+    moved: np.ndarray  # (N, N) castle probability given to each square by a square it leans over
+    hidden: np.ndarray  # (N, N) largest share of each square a plausible castle on a neighbour hides
+
+
+def lean_castle(probabilities: np.ndarray, cover: np.ndarray, castle: int) -> Leaning:
+    """Move the castle read on a square to the neighbour it would stand on, when the camera sees a castle
+    on that neighbour leaning over the square and the neighbour reads as no sure terrain.
+
+    ``probabilities`` (N, N, labels) from the classifier, ``cover`` from castle_cover, ``castle`` the
+    castle label's index. The castle probability of the leaned-over square is shared with the base
+    in proportion to how plausible the base is, so a sure terrain behind a real castle keeps it.
+    """
+    n = probabilities.shape[0]
+    weighed = np.array(probabilities, dtype=float)
+    seen = weighed[..., castle].copy()
+    terrain = np.delete(weighed, castle, axis=-1).max(axis=-1)
+    plausible = np.clip((SURE_TERRAIN - terrain) / (SURE_TERRAIN - UNSURE_TERRAIN), 0.0, 1.0)
+    moved = np.zeros((n, n))
+    kept = np.ones((n, n))
+    for base in np.ndindex(n, n):
+        for square in zip(*np.nonzero(cover[base] >= LEAN_COVER), strict=True):
+            if square == base:
+                continue
+            share = plausible[base] * min(1.0, cover[base][square] / (2 * LEAN_COVER))
+            moved[base] = max(moved[base], seen[square] * share)
+            kept[square] = min(kept[square], 1.0 - share)
+    weighed[..., castle] = np.maximum(seen * kept, moved)
+    weighed /= weighed.sum(axis=-1, keepdims=True)
+    belief = weighed[..., castle]
+    hidden = np.zeros((n, n))
+    for base in np.ndindex(n, n):
+        if belief[base] >= 0.05:
+            shares = cover[base].copy()
+            shares[base] = 0.0
+            hidden = np.maximum(hidden, shares)
+    return Leaning(weighed, moved, hidden)

@@ -1,0 +1,165 @@
+"""Tall things on the kingdom: the camera from the frame's homography, where a castle leans, and the
+reading that puts the castle on its base (scanner.tall, scanner.recognizer)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.scenes import generate_scene
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
+from scanner.decode import decode_kingdom
+from scanner.recognizer import KingdomScanner, ReadingDetails, ReadingSettings, review_flags
+from scanner.tall import (
+    camera_from_homography,
+    castle_cover,
+    covered_shares,
+    lean_castle,
+    leans,
+)
+from tests.support.castle_scenes import with_castle
+
+WIDTH, HEIGHT = 2000, 1500
+
+
+def pinhole(focal: float, tilt: float, azimuth: float, distance: float = 12.0):
+    """(grid -> image homography, K, R, t) of a camera looking at the centre of a 5×5 grid."""
+    target = np.array([2.5, 2.5, 0.0])
+    t = math.radians(tilt)
+    centre = target + distance * np.array(
+        [math.sin(t) * math.cos(azimuth), math.sin(t) * math.sin(azimuth), math.cos(t)]
+    )
+    forward = (target - centre) / np.linalg.norm(target - centre)
+    ref = np.array([math.cos(azimuth + math.pi / 2), math.sin(azimuth + math.pi / 2), 0.0])
+    right = np.cross(forward, np.cross(ref, forward))
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    rotation = np.stack([right, down, forward])
+    translation = -rotation @ centre
+    k = np.array([[focal, 0, WIDTH / 2], [0, focal, HEIGHT / 2], [0, 0, 1.0]])
+    homography = k @ np.c_[rotation[:, 0], rotation[:, 1], translation]
+    return homography / homography[2, 2], k, rotation, translation, centre
+
+
+@pytest.mark.parametrize("tilt", [8.0, 25.0, 40.0])
+def test_the_camera_is_recovered_from_the_frame_and_projects_points_above_the_table(tilt) -> None:
+    homography, k, rotation, translation, centre = pinhole(1700.0, tilt, 0.7)
+    camera = camera_from_homography(homography, (HEIGHT, WIDTH))
+    assert camera.intrinsics[0, 0] == pytest.approx(1700.0, rel=1e-3)
+    assert np.allclose(camera.centre, centre, atol=1e-3)
+    top = np.array([1.5, 3.5, 0.7])
+    truth = k @ (rotation @ top + translation)
+    assert np.allclose(camera.project(top[None])[0], truth[:2] / truth[2], atol=1e-3)
+
+
+def test_a_view_from_straight_above_gets_the_default_focal_and_no_lean_at_the_centre() -> None:
+    homography = np.array([[100.0, 0, 750], [0, 100, 500], [0, 0, 1]])  # 5×5 centred in the photo
+    camera = camera_from_homography(homography, (HEIGHT, WIDTH))
+    lean = leans(camera, 5)
+    assert np.allclose(lean[2, 2], 0.0, atol=1e-6)
+    # squares off the centre lean outwards, away from the point under the camera
+    assert lean[0, 0, 0] < 0 and lean[0, 0, 1] < 0 and lean[4, 4, 0] > 0
+
+
+def test_a_castle_leans_away_from_a_tilted_camera_over_the_square_behind() -> None:
+    homography, *_ = pinhole(1700.0, 35.0, math.pi / 2)  # camera on the grid's +y side (rows below)
+    camera = camera_from_homography(homography, (HEIGHT, WIDTH))
+    lean = leans(camera, 5)[2, 2]
+    assert lean[1] < -0.3 and abs(lean[0]) < 0.05  # towards row 1, away from the camera
+    cover = castle_cover(camera, 5)
+    assert cover[2, 2, 1, 2] >= 0.3 and cover[2, 2, 3, 2] == 0.0
+    assert cover[2, 2, 2, 2] > 0.5
+
+
+def test_covered_shares_follow_the_lean() -> None:
+    assert covered_shares(np.zeros(2))[1, 1] > 0.5 and covered_shares(np.zeros(2)).sum() < 0.9
+    shares = covered_shares(np.array([0.0, 0.6]))
+    assert shares[2, 1] > 0.3 and shares[0, 1] == 0.0 and shares[1, 0] == 0.0
+
+
+GRASSLAND = Square(Terrain.GRASSLAND, 0)
+
+
+def probabilities_with(readings: dict) -> np.ndarray:
+    """5×5 probabilities: every square sure of grassland except the given (cell -> {label: p})."""
+    probabilities = np.full((5, 5, len(LABELS)), 1e-4)
+    probabilities[..., LABEL_INDEX[GRASSLAND]] = 1.0
+    for cell, spread in readings.items():
+        probabilities[cell] = 1e-4
+        for square, p in spread.items():
+            probabilities[cell][LABEL_INDEX[square]] = p
+    return probabilities / probabilities.sum(axis=-1, keepdims=True)
+
+
+def leaning_cover() -> np.ndarray:
+    """A castle on (2, 2) leans over (1, 2): the camera stands on the rows-below side."""
+    cover = np.zeros((5, 5, 5, 5))
+    for r in range(5):
+        for c in range(5):
+            cover[r, c, r, c] = 0.6
+            if r > 0:
+                cover[r, c, r - 1, c] = 0.45
+    return cover
+
+
+SWAMP, WHEAT = Square(Terrain.SWAMP, 0), Square(Terrain.WHEAT, 0)
+CASTLE = Square(Terrain.CASTLE, 0)
+
+
+def test_a_castle_read_on_the_square_it_leans_over_moves_to_an_unsure_base() -> None:
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.9, WHEAT: 0.1}, (2, 2): {SWAMP: 0.6, WHEAT: 0.4}})
+    assert decode_kingdom(probabilities).kingdom[1, 2] == CASTLE  # read alone, the castle is misplaced
+    leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL)
+    decoded = decode_kingdom(leaning.probabilities)
+    assert decoded.kingdom[2, 2] == CASTLE
+    assert leaning.hidden[1, 2] >= 0.4
+
+
+def test_a_castle_stays_where_read_when_the_square_in_front_is_a_sure_terrain() -> None:
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.95, WHEAT: 0.05}, (2, 2): {WHEAT: 0.999}})
+    leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL)
+    assert decode_kingdom(leaning.probabilities).kingdom[1, 2] == CASTLE
+
+
+def test_the_castle_square_and_the_square_it_leans_over_are_flagged_when_either_could_be_it() -> None:
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.9, WHEAT: 0.1}, (2, 2): {SWAMP: 0.6, WHEAT: 0.4}})
+    cover = leaning_cover()
+    leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
+    decoded = decode_kingdom(leaning.probabilities)
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), None, decoded.margins, cover, leaning)
+    flags = review_flags(decoded.kingdom, details, ReadingSettings())
+    assert flags[2, 2] and flags[1, 2] and flags.sum() == 2
+
+
+@pytest.mark.model
+def test_a_box_castle_on_a_tilted_photo_leaves_no_misread_square_unflagged() -> None:
+    scanner = KingdomScanner()
+    for seed, tilt in ((110, 31.0), (104, 24.0)):
+        scene = generate_scene(seed, tilt_range=(tilt, tilt), width_range=(0.25, 0.6), distractors=False)
+        result = scanner.scan(with_castle(scene, colour=seed % 4))
+        truth = scene.upright()[0]
+        wrong = [cell for cell, square in truth.cells() if result.kingdom[cell] != square]
+        assert all(result.flagged[cell] for cell in wrong), (seed, wrong)
+        assert result.kingdom[truth.grid_size // 2, truth.grid_size // 2].terrain == Terrain.CASTLE
+
+
+def test_a_tile_whose_colours_are_the_table_s_is_flagged_unless_read_surely() -> None:
+    probabilities = probabilities_with({(2, 2): {CASTLE: 1.0}})
+    decoded = decode_kingdom(probabilities)
+    likeness = np.zeros((5, 5))
+    likeness[0, 0] = 0.7
+    margins = decoded.margins.copy()
+    margins[0, 0] = 4.0
+    leaning = lean_castle(probabilities, np.zeros((5, 5, 5, 5)), CASTLE_LABEL)
+    details = ReadingDetails(
+        probabilities, np.zeros((5, 5)), likeness, margins, np.zeros((5, 5, 5, 5)), leaning
+    )
+    assert review_flags(decoded.kingdom, details, ReadingSettings())[0, 0]
+    margins[0, 0] = 9.0
+    details = ReadingDetails(
+        probabilities, np.zeros((5, 5)), likeness, margins, np.zeros((5, 5, 5, 5)), leaning
+    )
+    assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()
