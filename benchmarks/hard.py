@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -67,13 +68,16 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
     row = {"seed": seed, "condition": scene.params["condition"], "board": scene.board, **scene.params}
     row.pop("meeples_on", None)
     row.pop("camera", None)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         result = scanner.scan(data, name=f"hard-{seed}")
     except ScanError as error:
-        row.update(outcome="refused", reason=str(error), seconds=round(time.perf_counter() - started, 3))
-        return row
+        row.update(outcome="refused", reason=str(error))
+        result = None
     row["seconds"] = round(time.perf_counter() - started, 3)
+    row["cpu_seconds"] = round(time.process_time() - cpu, 3)
+    if result is None:
+        return row
     row["path"] = getattr(result, "path", None)
     row["notes"] = list(result.notes)
     row["frame_doubted"] = frame_doubted(result)
@@ -92,10 +96,16 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
         row.update(outcome="wrong_frame", reason=f"corners off by up to {error.max():.2f} squares")
         return row
     misread = unflagged = 0
+    details = []
     for (r, c), square in truth_kingdom.cells():
         wrong = result.kingdom[r, c] != square
         misread += wrong
         unflagged += wrong and not result.flagged[r, c]
+        if wrong:  # row, column (upright), truth, read, flagged
+            read = result.kingdom[r, c]
+            flag = "flagged" if result.flagged[r, c] else "unflagged"
+            truth_text = f"{square.terrain.value}{square.crowns}"
+            details.append(f"{r},{c} {truth_text}->{read.terrain.value}{read.crowns} {flag}")
     true_score, read_score = score_kingdom(truth_kingdom).total, result.score.total
     row.update(
         outcome="located",
@@ -106,6 +116,7 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
         true_score=true_score,
         read_score=read_score,
         exact_score=read_score == true_score,
+        misreads="; ".join(details),
     )
     return row
 
@@ -120,6 +131,7 @@ def summarise(rows: list[dict]) -> dict:
     wrong = [r for r in rows if r["outcome"] == "wrong_frame"]
     squares = sum(r["squares"] for r in located)
     seconds = np.array([r["seconds"] for r in rows]) if rows else np.zeros(0)
+    cpu = np.array([r.get("cpu_seconds", np.nan) for r in rows]) if rows else np.zeros(0)
     return {
         "photos": len(rows),
         "located": len(located),
@@ -140,6 +152,9 @@ def summarise(rows: list[dict]) -> dict:
         "seconds_mean": round(float(seconds.mean()), 3) if len(seconds) else None,
         "seconds_p90": round(float(np.percentile(seconds, 90)), 3) if len(seconds) else None,
         "seconds_max": round(float(seconds.max()), 3) if len(seconds) else None,
+        "cpu_seconds_mean": round(float(np.nanmean(cpu)), 3) if len(cpu) else None,
+        "cpu_seconds_p90": round(float(np.nanpercentile(cpu, 90)), 3) if len(cpu) else None,
+        "cpu_seconds_max": round(float(np.nanmax(cpu)), 3) if len(cpu) else None,
         "paths": dict(Counter(str(r.get("path")) for r in rows if r.get("path") is not None)),
     }
 
@@ -192,10 +207,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, help="only these condition classes")
     parser.add_argument("--out", type=Path, help="per-photo results (.json, and .csv beside it)")
     parser.add_argument("--verbose", action="store_true", help="one line per photo on stderr")
+    parser.add_argument(
+        "--one-core", action="store_true", help="pin the process to one core and OpenCV to one thread"
+    )
     args = parser.parse_args(argv)
     if args.count is not None and args.count < 1:
         print("hard bench: --count must be at least 1", file=sys.stderr)
         return 2
+    if args.one_core:
+        cv2.setNumThreads(1)
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     scanner, model_text = _load_scanner(args.model)
     if scanner is None:
         print(f"hard bench: {model_text}", file=sys.stderr)
@@ -207,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         row = measure_photo(scanner, seed, args.grid_size)
         rows.append(row)
         if args.verbose:
-            detail = row.get("reason") or f"{row['misread']} misread, {row['misread_unflagged']} unflagged"
+            detail = row.get("reason") or f"{row['misread']} misread ({row['misreads']})"
             print(
                 f"{seed} {row['condition']:<9} {row['outcome']:<11} {detail} {row['seconds']:.2f}s",
                 file=sys.stderr,
@@ -242,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, summary in report["classes"].items():
         print(_line(name, summary))
     print(_line("overall", report["overall"]))
+    cpu = report["overall"]
+    print(
+        f"CPU seconds per photo (all threads): mean {cpu['cpu_seconds_mean']}, p90 {cpu['cpu_seconds_p90']}, "
+        f"max {cpu['cpu_seconds_max']}"
+    )
     if report["overall"]["paths"]:
         print("locator paths:", report["overall"]["paths"])
     print(f"per-photo results: {out} (and .csv); {report['wall_seconds']} s")
