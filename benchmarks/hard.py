@@ -131,7 +131,7 @@ def summarise(rows: list[dict]) -> dict:
     wrong = [r for r in rows if r["outcome"] == "wrong_frame"]
     squares = sum(r["squares"] for r in located)
     seconds = np.array([r["seconds"] for r in rows]) if rows else np.zeros(0)
-    cpu = np.array([r.get("cpu_seconds", np.nan) for r in rows]) if rows else np.zeros(0)
+    cpu = np.array([r["cpu_seconds"] for r in rows if "cpu_seconds" in r])
     return {
         "photos": len(rows),
         "located": len(located),
@@ -152,9 +152,9 @@ def summarise(rows: list[dict]) -> dict:
         "seconds_mean": round(float(seconds.mean()), 3) if len(seconds) else None,
         "seconds_p90": round(float(np.percentile(seconds, 90)), 3) if len(seconds) else None,
         "seconds_max": round(float(seconds.max()), 3) if len(seconds) else None,
-        "cpu_seconds_mean": round(float(np.nanmean(cpu)), 3) if len(cpu) else None,
-        "cpu_seconds_p90": round(float(np.nanpercentile(cpu, 90)), 3) if len(cpu) else None,
-        "cpu_seconds_max": round(float(np.nanmax(cpu)), 3) if len(cpu) else None,
+        "cpu_seconds_mean": round(float(cpu.mean()), 3) if len(cpu) else None,
+        "cpu_seconds_p90": round(float(np.percentile(cpu, 90)), 3) if len(cpu) else None,
+        "cpu_seconds_max": round(float(cpu.max()), 3) if len(cpu) else None,
         "paths": dict(Counter(str(r.get("path")) for r in rows if r.get("path") is not None)),
     }
 
