@@ -14,7 +14,8 @@ Per class and overall it reports: photos; kingdom located (all four corners with
 of the truth); a wrong frame (or wrong grid size) answered without a note that the frame may be wrong;
 refusals; among located photos the exact base score, squares misread, squares misread and not flagged
 and squares flagged (% of squares); and the seconds per photo of the whole scan (mean, 90th percentile,
-max), with the locator's path when the scan result tells it. Every photo's result goes to a JSON file
+max) against the time ``cv2.imdecode`` takes to decode the same JPEG, with the locator's path when the
+scan result tells it. Every photo's result goes to a JSON file
 (and a CSV beside it) so that later runs can be compared photo by photo.
 """
 
@@ -68,6 +69,9 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
     row = {"seed": seed, "condition": scene.params["condition"], "board": scene.board, **scene.params}
     row.pop("meeples_on", None)
     row.pop("camera", None)
+    started = time.perf_counter()
+    cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)  # the yardstick: decoding the same JPEG
+    row["jpeg_decode_seconds"] = round(time.perf_counter() - started, 4)
     started, cpu = time.perf_counter(), time.process_time()
     try:
         result = scanner.scan(data, name=f"hard-{seed}")
@@ -132,6 +136,8 @@ def summarise(rows: list[dict]) -> dict:
     squares = sum(r["squares"] for r in located)
     seconds = np.array([r["seconds"] for r in rows]) if rows else np.zeros(0)
     cpu = np.array([r["cpu_seconds"] for r in rows if "cpu_seconds" in r])
+    decodes = [r["jpeg_decode_seconds"] for r in rows if "jpeg_decode_seconds" in r]
+    decode = float(np.mean(decodes)) if decodes else 0.0
     return {
         "photos": len(rows),
         "located": len(located),
@@ -152,6 +158,7 @@ def summarise(rows: list[dict]) -> dict:
         "seconds_mean": round(float(seconds.mean()), 3) if len(seconds) else None,
         "seconds_p90": round(float(np.percentile(seconds, 90)), 3) if len(seconds) else None,
         "seconds_max": round(float(seconds.max()), 3) if len(seconds) else None,
+        "scan_over_jpeg_decode": round(float(seconds.mean()) / decode, 2) if decode else None,
         "cpu_seconds_mean": round(float(cpu.mean()), 3) if len(cpu) else None,
         "cpu_seconds_p90": round(float(np.percentile(cpu, 90)), 3) if len(cpu) else None,
         "cpu_seconds_max": round(float(cpu.max()), 3) if len(cpu) else None,
@@ -267,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     cpu = report["overall"]
     print(
         f"CPU seconds per photo (all threads): mean {cpu['cpu_seconds_mean']}, p90 {cpu['cpu_seconds_p90']}, "
-        f"max {cpu['cpu_seconds_max']}"
+        f"max {cpu['cpu_seconds_max']}; mean scan / mean JPEG decode of the same photos: "
+        f"{cpu['scan_over_jpeg_decode']}"
     )
     if report["overall"]["paths"]:
         print("locator paths:", report["overall"]["paths"])
