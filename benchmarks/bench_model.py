@@ -46,9 +46,9 @@ def cache_dir() -> Path:
 
 def _digest(data_dir: Path, estimator_name: str) -> str:
     import sklearn
-    from model.table import AugmentPlan, cache_key
 
     from model.features import FeatureConfig
+    from model.training.feature_table import AugmentPlan, cache_key
 
     text = json.dumps(
         [
@@ -62,7 +62,7 @@ def _digest(data_dir: Path, estimator_name: str) -> str:
 
 
 def bench_model_path(data_dir: Path = DATA_DIR, estimator_name: str | None = None) -> Path:
-    from model.estimators import DEFAULT_ESTIMATOR
+    from model.training.estimators import DEFAULT_ESTIMATOR
 
     name = estimator_name or DEFAULT_ESTIMATOR
     return cache_dir() / f"bench-model-{_digest(data_dir, name)}.joblib"
@@ -72,13 +72,13 @@ def train_bench_model(
     data_dir: Path = DATA_DIR, estimator_name: str | None = None, verbose: bool = True
 ) -> Path:
     """Train the classifier on every row but the held-out kingdoms' and write it to ``bench_model_path``."""
-    from model.crossval import fit_classifier
-    from model.estimators import DEFAULT_ESTIMATOR, drop_training_state, fold_scalers, make_estimator
-    from model.table import AugmentPlan, build_table
-    from model.train import fitted_temperature
-
     from model.classifier import SquareClassifier
     from model.features import FeatureConfig
+    from model.training.calibration import fitted_temperature
+    from model.training.crossval import fit_classifier
+    from model.training.estimators import DEFAULT_ESTIMATOR, make_estimator
+    from model.training.feature_table import AugmentPlan, build_table
+    from model.weights import drop_training_state, fold_scalers
 
     name = estimator_name or DEFAULT_ESTIMATOR
     started = time.perf_counter()

@@ -14,7 +14,8 @@ Per class and overall it reports: photos; kingdom located (all four corners with
 of the truth); a wrong frame (or wrong grid size) answered without a note that the frame may be wrong;
 refusals; among located photos the exact base score, squares misread, squares misread and not flagged
 and squares flagged (% of squares); and the seconds per photo of the whole scan (mean, 90th percentile,
-max), with the locator's path when the scan result tells it. Every photo's result goes to a JSON file
+max) against the time ``cv2.imdecode`` takes to decode the same JPEG, with the locator's path when the
+scan result tells it. Every photo's result goes to a JSON file
 (and a CSV beside it) so that later runs can be compared photo by photo.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -68,12 +70,18 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
     row.pop("meeples_on", None)
     row.pop("camera", None)
     started = time.perf_counter()
+    cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)  # the yardstick: decoding the same JPEG
+    row["jpeg_decode_seconds"] = round(time.perf_counter() - started, 4)
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         result = scanner.scan(data, name=f"hard-{seed}")
     except ScanError as error:
-        row.update(outcome="refused", reason=str(error), seconds=round(time.perf_counter() - started, 3))
-        return row
+        row.update(outcome="refused", reason=str(error))
+        result = None
     row["seconds"] = round(time.perf_counter() - started, 3)
+    row["cpu_seconds"] = round(time.process_time() - cpu, 3)
+    if result is None:
+        return row
     row["path"] = getattr(result, "path", None)
     row["notes"] = list(result.notes)
     row["frame_doubted"] = frame_doubted(result)
@@ -92,10 +100,16 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
         row.update(outcome="wrong_frame", reason=f"corners off by up to {error.max():.2f} squares")
         return row
     misread = unflagged = 0
+    details = []
     for (r, c), square in truth_kingdom.cells():
         wrong = result.kingdom[r, c] != square
         misread += wrong
         unflagged += wrong and not result.flagged[r, c]
+        if wrong:  # row, column (upright), truth, read, flagged
+            read = result.kingdom[r, c]
+            flag = "flagged" if result.flagged[r, c] else "unflagged"
+            truth_text = f"{square.terrain.value}{square.crowns}"
+            details.append(f"{r},{c} {truth_text}->{read.terrain.value}{read.crowns} {flag}")
     true_score, read_score = score_kingdom(truth_kingdom).total, result.score.total
     row.update(
         outcome="located",
@@ -106,6 +120,7 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
         true_score=true_score,
         read_score=read_score,
         exact_score=read_score == true_score,
+        misreads="; ".join(details),
     )
     return row
 
@@ -120,6 +135,9 @@ def summarise(rows: list[dict]) -> dict:
     wrong = [r for r in rows if r["outcome"] == "wrong_frame"]
     squares = sum(r["squares"] for r in located)
     seconds = np.array([r["seconds"] for r in rows]) if rows else np.zeros(0)
+    cpu = np.array([r["cpu_seconds"] for r in rows if "cpu_seconds" in r])
+    decodes = [r["jpeg_decode_seconds"] for r in rows if "jpeg_decode_seconds" in r]
+    decode = float(np.mean(decodes)) if decodes else 0.0
     return {
         "photos": len(rows),
         "located": len(located),
@@ -140,6 +158,10 @@ def summarise(rows: list[dict]) -> dict:
         "seconds_mean": round(float(seconds.mean()), 3) if len(seconds) else None,
         "seconds_p90": round(float(np.percentile(seconds, 90)), 3) if len(seconds) else None,
         "seconds_max": round(float(seconds.max()), 3) if len(seconds) else None,
+        "scan_over_jpeg_decode": round(float(seconds.mean()) / decode, 2) if decode else None,
+        "cpu_seconds_mean": round(float(cpu.mean()), 3) if len(cpu) else None,
+        "cpu_seconds_p90": round(float(np.percentile(cpu, 90)), 3) if len(cpu) else None,
+        "cpu_seconds_max": round(float(cpu.max()), 3) if len(cpu) else None,
         "paths": dict(Counter(str(r.get("path")) for r in rows if r.get("path") is not None)),
     }
 
@@ -192,10 +214,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, help="only these condition classes")
     parser.add_argument("--out", type=Path, help="per-photo results (.json, and .csv beside it)")
     parser.add_argument("--verbose", action="store_true", help="one line per photo on stderr")
+    parser.add_argument(
+        "--one-core", action="store_true", help="pin the process to one core and OpenCV to one thread"
+    )
     args = parser.parse_args(argv)
     if args.count is not None and args.count < 1:
         print("hard bench: --count must be at least 1", file=sys.stderr)
         return 2
+    if args.one_core:
+        cv2.setNumThreads(1)
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     scanner, model_text = _load_scanner(args.model)
     if scanner is None:
         print(f"hard bench: {model_text}", file=sys.stderr)
@@ -207,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         row = measure_photo(scanner, seed, args.grid_size)
         rows.append(row)
         if args.verbose:
-            detail = row.get("reason") or f"{row['misread']} misread, {row['misread_unflagged']} unflagged"
+            detail = row.get("reason") or f"{row['misread']} misread ({row['misreads']})"
             print(
                 f"{seed} {row['condition']:<9} {row['outcome']:<11} {detail} {row['seconds']:.2f}s",
                 file=sys.stderr,
@@ -242,6 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, summary in report["classes"].items():
         print(_line(name, summary))
     print(_line("overall", report["overall"]))
+    cpu = report["overall"]
+    print(
+        f"CPU seconds per photo (all threads): mean {cpu['cpu_seconds_mean']}, p90 {cpu['cpu_seconds_p90']}, "
+        f"max {cpu['cpu_seconds_max']}; mean scan / mean JPEG decode of the same photos: "
+        f"{cpu['scan_over_jpeg_decode']}"
+    )
     if report["overall"]["paths"]:
         print("locator paths:", report["overall"]["paths"])
     print(f"per-photo results: {out} (and .csv); {report['wall_seconds']} s")

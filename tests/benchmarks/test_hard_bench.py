@@ -97,12 +97,12 @@ def test_summary_figures() -> None:
             "seconds": 2.0,
         },
         {"outcome": "wrong_frame", "frame_doubted": False, "seconds": 3.0},
-        {"outcome": "refused", "seconds": 4.0},
+        {"outcome": "refused", "seconds": 4.0, "cpu_seconds": 0.5},
     ]
     s = summarise(rows)
     assert (s["photos"], s["located"], s["refused"], s["wrong_frame_without_frame_note"]) == (4, 2, 1, 1)
     assert s["exact_score_pct"] == 50.0 and s["misread_unflagged_pct"] == 2.0 and s["flagged_pct"] == 6.0
-    assert s["seconds_mean"] == 2.5 and s["seconds_max"] == 4.0
+    assert s["seconds_mean"] == 2.5 and s["seconds_max"] == 4.0 and s["cpu_seconds_max"] == 0.5
 
 
 def test_the_splits_are_disjoint_and_every_class_has_its_share() -> None:
