@@ -1,4 +1,4 @@
-"""The game store (page/store.py) on SQLite and on a real PostgreSQL server: games kept across restarts,
+"""The game store (page/store/) on SQLite and on a real PostgreSQL server: games kept across restarts,
 no lost update between phones or page servers, and unusable databases refused without harm."""
 
 from __future__ import annotations
