@@ -1,8 +1,8 @@
-"""The Streamlit page: photograph, review, correct and score every kingdom of a game.
+"""The Streamlit page: photograph, review, correct and score every kingdom of a game, on a phone first.
 
-Layout and widgets only. Every decision (corrections, undo, scoring, ranking, files, drawing) is a
-plain function in scanner/page.py; widgets change the state through callbacks, so each rerun simply
-draws the current state. Run with ``streamlit run app.py``.
+Layout only. Every rule (corrections, undo, accepting a scan, scores and rankings, drawing, files) is a
+plain function of the page/ package; widgets change the state through callbacks, every change is saved
+by one call, and each rerun draws the current state. Run with ``streamlit run app.py``.
 """
 
 from __future__ import annotations
@@ -10,22 +10,57 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import streamlit as st
 from streamlit_image_coordinates import streamlit_image_coordinates
 
-from kingdomino.board import GRID_SIZES, Terrain
+import page
+from kingdomino.board import GRID_SIZES, MAX_CROWNS, Terrain
+from kingdomino.ranking import EDITIONS
 from kingdomino.scoring import ScoreReport
-from scanner import page
+from page import accept, frame, views
+from page.persistence import valid_code
 from scanner.errors import ScanError
 
 ROOT = Path(__file__).resolve().parent
 SAMPLE_PHOTOS = (ROOT / "data/samples/sample_table.jpg", ROOT / "data/real/boards/1.jpg")
-PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif"]
-GRID_LABELS = {"auto": "Auto", 5: "5×5", 7: "7×7 (Mighty Duel)"}
+PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
+GRID_LABELS = {"auto": "Auto", 5: "5×5", 7: "7×7"}
 EDITION_LABELS = {"second": "Second edition (ties share)", "nordic": "Nordic (crowns break ties)"}
+TERRAIN_BUTTONS = {
+    Terrain.WHEAT: "wheat",
+    Terrain.FOREST: "forest",
+    Terrain.LAKE: "lake",
+    Terrain.GRASSLAND: "grass",
+    Terrain.SWAMP: "swamp",
+    Terrain.MINE: "mine",
+    Terrain.CASTLE: "castle",
+    Terrain.EMPTY: "empty",
+}
+# Tighter than Streamlit's defaults so the score, the kingdom and the palette share a phone's screen.
+STYLE = (
+    "<style>"
+    'header[data-testid="stHeader"] {height: 2.4rem; background: transparent;}'
+    ".block-container {padding-top: 2.6rem; padding-bottom: 2rem;}"
+    '[data-testid="stVerticalBlock"] {gap: 0.6rem;}'
+    '[data-testid="stMetricValue"] {font-size: 2.2rem; line-height: 1.1;}'
+    ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
+    "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
+    '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
+    + "".join(
+        f'[class*="st-key-t_{terrain.value}_"] button {{background: rgb{colour}; '
+        f"color: {'#000' if sum(colour) > 380 else '#fff'}; border-color: #0004;}}"
+        for terrain, colour in page.drawing.TERRAIN_RGB.items()
+    )
+    + "</style>"
+)
 
 st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout="centered")
+
+
+# --- heavy objects, once per server process ----------------------------------------------------
 
 
 @st.cache_resource(show_spinner="Loading the square classifier…")
@@ -40,37 +75,102 @@ def load_scanner() -> tuple[object | None, str]:
         return None, f"the photo scanner could not start ({reason})"
 
 
+@st.cache_resource(show_spinner=False)
+def game_storage() -> page.GameStorage:
+    """Where games are kept between page loads (one per server process)."""
+    return page.MemoryStorage()
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _scan_cached(digest: str, grid: page.GridChoice, _photo: bytes) -> tuple[object | None, ScanError | None]:
-    """Scan results by photo content, so reruns, player switches and the sample never scan twice."""
+def _scan_cached(key: tuple, _photo: bytes, _corners: Any) -> tuple[object | None, ScanError | None]:
+    """Scan results by photo content, grid and frame, so reruns and the demo never scan twice."""
     scanner, reason = load_scanner()
     if scanner is None:
         return None, ScanError(reason)
     try:
-        return scanner.scan(_photo, grid=grid), None
+        return scanner.scan(_photo, grid=key[1], corners=_corners), None
     except ScanError as error:
         return None, error
 
 
-def scan(photo: bytes, grid: page.GridChoice = "auto") -> object:
-    result, error = _scan_cached(hashlib.sha256(photo).hexdigest(), grid, photo)
+def scan(photo: bytes, grid: page.state.GridChoice = "auto", corners: Any = None) -> object:
+    """Read a photo (in a frame placed by hand when ``corners`` are given); raises ScanError."""
+    frame_key = None if corners is None else tuple(np.round(np.asarray(corners, float), 1).ravel())
+    result, error = _scan_cached((hashlib.sha256(photo).hexdigest(), grid, frame_key), photo, corners)
     if error is not None:
         raise error
     return result
 
 
+# --- the state, kept in the session and in the game store --------------------------------------
+
+
+def fresh_state() -> page.PageState:
+    fresh = page.PageState()
+    sample = next((path for path in SAMPLE_PHOTOS if path.exists()), None)
+    if sample is not None:
+        try:
+            photo = sample.read_bytes()
+            page.accept_demo(fresh.player, scan(photo), photo, sample.name)
+        except ScanError:
+            pass
+    return fresh
+
+
 def state() -> page.PageState:
-    if "page" not in st.session_state:
-        fresh = page.PageState()
-        sample = next((path for path in SAMPLE_PHOTOS if path.exists()), None)
-        if sample is not None:
-            name = f"sample photo ({sample.name})"
-            page.scan_into(fresh.player, scan, sample.read_bytes(), name, photo_id="sample")
-        else:
-            page.start_hand_entry(fresh.player)
-        st.session_state.page = fresh
-        st.session_state.epoch = 0
-    return st.session_state.page
+    """The game named by the URL's code: this session's copy, refreshed when another page saved it."""
+    storage, code = game_storage(), st.query_params.get("game")
+    session = st.session_state
+    if "page" in session and session.get("code") == code:
+        if storage.version(code) != session.get("version"):
+            reload(code)
+        return session.page
+    loaded, message = page.open_game(storage, code)
+    if loaded is None:
+        code = code if valid_code(code) and not message else page.new_code()
+        loaded = fresh_state()
+        st.query_params["game"] = code
+    session.page, session.code, session.epoch = loaded, code, session.get("epoch", 0) + 1
+    if storage.version(code) == 0:
+        save()
+    else:
+        session.version = storage.version(code)
+    loaded.notice = message or loaded.notice
+    return loaded
+
+
+def reload(code: str) -> None:
+    """Another page changed the game: take its state (each change is saved whole, the last one wins),
+    keeping this page's own view of it (game, player, selected square, editor mode)."""
+    loaded, _ = page.open_game(game_storage(), code)
+    if loaded is not None:
+        page.state.carry_view(st.session_state.page, loaded)
+        st.session_state.page = loaded
+        st.session_state.version = game_storage().version(code)
+
+
+def changes(action: Callable[..., object]) -> Callable[..., None]:
+    """A callback that changes the game: take any newer saved state first, act, then save."""
+
+    def callback(*args: Any) -> None:
+        session = st.session_state
+        if game_storage().version(session.code) != session.get("version"):
+            reload(session.code)
+        session.edit_note = ""
+        action(*args)
+        save()
+
+    return callback
+
+
+def save() -> None:
+    """Keep the game (one call on every change); a store that fails says so and the page carries on."""
+    session = st.session_state
+    try:
+        session.version = game_storage().save(session.code, session.page)
+    except Exception as error:  # noqa: BLE001 - the game stays in this page; only keeping it failed
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        session.page.notice = f"the game could not be saved ({reason}); it is kept in this page only"
 
 
 def key(name: str) -> str:
@@ -83,102 +183,136 @@ def new_epoch() -> None:
     st.session_state.epoch += 1
 
 
-def sync_editor() -> None:
-    """Point the square editor at the selected square (called from callbacks, before widgets exist)."""
-    s = st.session_state.page
-    page.clamp_selection(s)
-    kingdom = s.player.kingdom
-    if kingdom is None:
-        return
-    square = kingdom[s.selected]
-    st.session_state[key("row")], st.session_state[key("col")] = s.selected
-    st.session_state[key("terrain")] = square.terrain.value
-    st.session_state[key("crowns")] = square.crowns
-
-
 # --- callbacks --------------------------------------------------------------------------------
 
 
+@changes
+def on_pick_player() -> None:
+    choice = st.session_state.get(key("players"))
+    if choice is not None:
+        page.select_player(st.session_state.page, choice)
+        new_epoch()
+
+
+@changes
+def on_add_player() -> None:
+    page.add_player(st.session_state.page)
+    new_epoch()
+    st.session_state[key("photo_box")] = True
+
+
+@changes
 def on_photo(widget: str) -> None:
     s, upload = st.session_state.page, st.session_state.get(widget)
     if upload is None or upload.file_id == s.player.photo_id:
         return
     grid = st.session_state.get(key("grid"), "auto")
-    page.scan_into(s.player, scan, upload.getvalue(), upload.name, grid, photo_id=upload.file_id)
-    sync_editor()
+    read_photo(s, upload.getvalue(), upload.name, grid, upload.file_id)
 
 
+def read_photo(s: page.PageState, photo: bytes, name: str, grid: Any, photo_id: str | None) -> None:
+    """Scan a photo into the current player's kingdom and close the photo box when a kingdom was read."""
+    watch = accept.Stopwatch()
+    try:
+        result = scan(photo, grid)
+    except ScanError as error:
+        if page.accept_failure(s, error, photo, name, grid, photo_id, watch.seconds):
+            st.session_state[key("frame_box")] = True
+        return
+    page.accept_scan(s.player, result, photo, name, grid, photo_id, watch.seconds)
+    s.notice = ""
+    st.session_state[key("photo_box")] = False
+    st.session_state.pop(key("draft"), None)
+
+
+@changes
 def on_grid() -> None:
     s = st.session_state.page
-    grid = st.session_state[key("grid")]
-    player = s.player
-    if player.photo is not None and player.from_scan:
-        page.scan_into(player, scan, player.photo, player.source, grid, photo_id=player.photo_id)
-    elif grid in GRID_SIZES:
+    grid, player = st.session_state[key("grid")], s.player
+    if player.photo is not None and not player.demo:
+        read_photo(s, player.photo, player.source, grid, player.photo_id)
+    elif grid in GRID_SIZES and not player.demo:
         page.resize_hand_entry(s, grid)
     player.grid_choice = grid
-    sync_editor()
 
 
-def on_click_square() -> None:
+@changes
+def on_click_kingdom() -> None:
     s, click = st.session_state.page, st.session_state.get(key("click"))
     kingdom = s.player.kingdom
     if not click or kingdom is None:
         return
     cell = page.cell_at(click["x"], click["y"], click["width"], click["height"], kingdom.grid_size)
-    if cell is not None:
+    if cell is None:
+        return
+    if s.paint:
+        page.paint(s, cell)
+    else:
         s.selected = cell
-        sync_editor()
 
 
-def on_select_cell() -> None:
+@changes
+def on_terrain(terrain: Terrain) -> None:
     s = st.session_state.page
-    s.selected = (st.session_state[key("row")], st.session_state[key("col")])
-    sync_editor()
+    note = page.set_brush(s, terrain) if s.paint else page.set_terrain(s, terrain)
+    st.session_state.edit_note = note
 
 
-def on_set_square() -> None:
+@changes
+def on_crowns(crowns: int) -> None:
     s = st.session_state.page
-    page.set_square(s, s.selected, st.session_state[key("terrain")], st.session_state[key("crowns")])
-    sync_editor()
+    if s.paint:
+        page.set_brush(s, crowns=crowns)
+    else:
+        page.set_crowns(s, crowns)
 
 
-def edit(action: Callable[..., object], *widget_keys: str) -> None:
-    """Callback: change the current kingdom (undo, reset, ...), then point the editor at it again."""
-    action(st.session_state.page, *(st.session_state[k] for k in widget_keys))
+@changes
+def on_mode() -> None:
+    st.session_state.page.paint = st.session_state.get(key("mode")) == "Paint"
+
+
+@changes
+def on_edit(action: Callable[[page.PageState], object]) -> None:
+    action(st.session_state.page)
     player = st.session_state.page.player
     if player.kingdom is not None:  # Undo may bring back an earlier reading made with another grid choice
         rereadable = player.from_scan and player.photo is not None
         st.session_state[key("grid")] = player.grid_choice if rereadable else player.kingdom.grid_size
-    sync_editor()
 
 
-def switch(action: Callable[..., object], *widget_keys: str) -> None:
-    """Callback: move to another player or game; fresh widget keys so no stale value shows."""
-    action(st.session_state.page, *(st.session_state[k] for k in widget_keys))
-    new_epoch()
-    sync_editor()
-
-
+@changes
 def on_hand_entry() -> None:
     page.enter_by_hand(st.session_state.page, 7 if st.session_state.get(key("grid")) == 7 else 5)
-    sync_editor()
+    st.session_state[key("photo_box")] = False
 
 
+@changes
 def on_rename() -> None:
     st.session_state.rename_error = page.rename_player(st.session_state.page, st.session_state[key("name")])
 
 
-def on_bonus() -> None:
-    game = st.session_state.page.game
-    game.harmony = st.session_state[key("harmony")]
-    game.middle_kingdom = st.session_state[key("middle")]
+@changes
+def on_remove_player() -> None:
+    page.remove_player(st.session_state.page)
+    new_epoch()
 
 
-def on_edition() -> None:
-    st.session_state.page.edition = st.session_state.edition_choice
+@changes
+def on_settings() -> None:
+    s = st.session_state.page
+    s.edition = st.session_state.edition_choice
+    s.game.harmony = st.session_state[key("harmony")]
+    s.game.middle_kingdom = st.session_state[key("middle")]
 
 
+@changes
+def on_switch_game(action: Callable[..., object], *widget_keys: str) -> None:
+    action(st.session_state.page, *(st.session_state[k] for k in widget_keys))
+    new_epoch()
+
+
+@changes
 def on_import() -> None:
     upload = st.session_state.get("import_file")
     if upload is None:
@@ -190,173 +324,134 @@ def on_import() -> None:
         st.session_state.import_message = f"Could not import {upload.name}: {error}"
         return
     new_epoch()
-    sync_editor()
 
 
-def seed(name: str, value: object) -> str:
-    """A widget key holding the state's value the first time the widget appears."""
-    widget = key(name)
-    if widget not in st.session_state:
-        st.session_state[widget] = value
-    return widget
+def draft_for(player: page.PlayerKingdom, preview: np.ndarray) -> page.FrameDraft:
+    """The frame being placed on the current player's photo (the scanner's, or a default one)."""
+    if key("draft") not in st.session_state:
+        height, width = preview.shape[:2]
+        scale = player.preview_scale
+        grid = (
+            player.kingdom.grid_size
+            if player.kingdom is not None
+            else accept.scan_hand_grid(player.grid_choice)
+        )
+        st.session_state[key("draft")] = page.start_draft(player.corners, grid, width / scale, height / scale)
+    return st.session_state[key("draft")]
+
+
+def on_frame_pointer() -> None:
+    """A press and release on the photo: move or select a corner (the frame is read on request)."""
+    s, event = st.session_state.page, st.session_state.get(key("frame_click"))
+    draft = st.session_state.get(key("draft"))
+    if not event or draft is None or s.player.preview_jpeg is None:
+        return
+    preview = page.decode_jpeg(s.player.preview_jpeg)
+    per_display = (
+        preview.shape[1] / max(event["width"], 1) / s.player.preview_scale
+    )  # original px per screen px
+    start = (
+        event.get("x1", event.get("x", 0)) * per_display,
+        event.get("y1", event.get("y", 0)) * per_display,
+    )
+    end = (event.get("x2", event.get("x", 0)) * per_display, event.get("y2", event.get("y", 0)) * per_display)
+    longest = max(preview.shape[:2]) / s.player.preview_scale
+    st.session_state[key("draft")] = page.on_pointer(draft, start, end, longest)
+
+
+def on_pick_corner() -> None:
+    draft = st.session_state.get(key("draft"))
+    if draft is not None:
+        draft.selected = st.session_state.get(key("corner"))
+
+
+def on_frame_grid() -> None:
+    draft = st.session_state.get(key("draft"))
+    if draft is not None:
+        draft.grid_size = st.session_state[key("frame_grid")]
+
+
+@changes
+def on_read_frame() -> None:
+    s, draft = st.session_state.page, st.session_state.get(key("draft"))
+    player = s.player
+    if draft is None or player.photo is None:
+        return
+    if not frame.is_convex(draft.corners):
+        s.notice = "the corners cross: put TL, TR, BR and BL round the kingdom in that order"
+        return
+    watch = accept.Stopwatch()
+    try:
+        result = scan(player.photo, draft.grid_size, np.asarray(draft.corners, float))
+    except ScanError as error:
+        s.notice = f"{player.source}: {error}; your board is unchanged"
+        return
+    page.accept_scan(
+        player, result, player.photo, player.source, draft.grid_size, player.photo_id, watch.seconds
+    )
+    s.notice = ""
+    st.session_state[key("grid")] = draft.grid_size
+    st.session_state[key("frame_box")] = False
+    st.session_state.pop(key("draft"), None)
+
+
+def on_frame_reset() -> None:
+    st.session_state.pop(key("draft"), None)
 
 
 # --- layout -----------------------------------------------------------------------------------
 
 
-def show_players(s: page.PageState) -> None:
-    names = [p.name for p in s.game.players]
-    st.session_state.player_choice = s.game.current_player
-    pick, add = st.columns([3, 1], vertical_alignment="bottom")
-    pick.selectbox(
-        "Player",
-        range(len(names)),
-        format_func=lambda i: names[i],
-        key="player_choice",
-        on_change=switch,
-        args=(page.select_player, "player_choice"),
-    )
-    add.button("Add player", on_click=switch, args=(page.add_player,), width="stretch")
+def show_scoreboard(s: page.PageState) -> None:
+    """Every player with score and place (tap one to show their kingdom), a new player, the ranking and
+    the game settings one tap away, in one wrapping row."""
+    lines = views.scoreboard(s)
+    st.session_state[key("players")] = s.game.current_player
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.pills(
+            "Players",
+            range(len(lines)),
+            format_func=lambda i: lines[i].label,
+            key=key("players"),
+            on_change=on_pick_player,
+            label_visibility="collapsed",
+        )
+        st.button("Player", icon=":material/person_add:", on_click=on_add_player)
+        with st.popover("Ranking", icon=":material/trophy:"):
+            show_ranking(s)
+        with st.popover("Game", icon=":material/settings:"):
+            show_settings(s)
+    winner = views.winner_line(s)
+    if winner:
+        st.markdown(f":material/trophy: **{winner}**")
 
 
-def show_photo_input(s: page.PageState) -> None:
-    player = s.player
-    expanded = player.kingdom is None or bool(player.message)
-    with st.expander(f"Photo of {player.name}'s kingdom: upload, camera or by hand", expanded=expanded):
-        st.text_input("Player name", key=seed("name", player.name), on_change=on_rename)
-        if st.session_state.get("rename_error"):
-            st.error(st.session_state.rename_error)
-        upload = key("upload")
-        st.file_uploader(
-            "Upload a photo (JPEG, PNG, HEIC)",
-            type=PHOTO_TYPES,
-            key=upload,
-            on_change=on_photo,
-            args=(upload,),
-        )
-        if st.toggle("Use the camera", key=key("camera_on")):
-            st.camera_input("Take a photo", key=key("camera"), on_change=on_photo, args=(key("camera"),))
-        st.radio(
-            "Grid",
-            page.GRID_CHOICES,
-            format_func=GRID_LABELS.get,
-            horizontal=True,
-            key=seed("grid", player.grid_choice),
-            on_change=on_grid,
-        )
-        left, right = st.columns(2)
-        left.button("Enter by hand", on_click=on_hand_entry, width="stretch")
-        if len(s.game.players) > 1:
-            right.button("Remove player", on_click=switch, args=(page.remove_player,), width="stretch")
-    if player.message:
-        hint = "The previous reading is kept." if player.from_scan else "Enter the squares by hand below."
-        st.warning(f"**No kingdom read:** {player.message}. {hint}")
-    if player.source:
-        took = (
-            f" · read in {player.scan_seconds:.1f} s"
-            if player.from_scan and (player.scan_seconds or 0) >= 0.1
-            else ""
-        )
-        notes = " · " + "; ".join(player.notes) if player.notes else ""
-        st.caption(f"Photo: {player.source}{took}{notes}")
+def show_ranking(s: page.PageState) -> None:
+    ranking = views.rank_current_game(s)
+    if ranking is None:
+        st.caption("The ranking appears once two players have a kingdom.")
+    else:
+        st.table(views.ranking_rows(ranking))
+    waiting = views.waiting_players(s)
+    if waiting:
+        st.caption("No kingdom yet: " + ", ".join(waiting))
+    if len(s.games) > 1:
+        dynasty, reason = views.dynasty_ranking(s)
+        st.markdown("**Dynasty totals**")
+        if dynasty is not None:
+            st.table(views.ranking_rows(dynasty))
+        else:
+            st.caption(reason[:1].upper() + reason[1:] + ".")
 
 
-def show_score_header(player: page.PlayerKingdom, report: ScoreReport) -> None:
-    bonuses = [f"{name.replace('_', ' ')} +{points}" for name, points in report.bonuses.items() if points]
-    st.metric(
-        f"{player.name}'s score", report.total, help="Territories: squares × crowns, added up; plus bonuses"
-    )
-    st.caption(
-        f"Territories {report.base}"
-        + "".join(f" · {b}" for b in bonuses)
-        + f" · {report.crowns} crowns · {report.grid_size}×{report.grid_size} grid"
-    )
-
-
-def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
-    """The drawn kingdom (tap to select a square) beside the square editor; stacked on a phone."""
-    player, kingdom = s.player, s.player.kingdom
-    assert kingdom is not None
-    choice = st.session_state.get(key("highlight"))
-    highlight = (
-        report.territories[choice] if choice is not None and choice < len(report.territories) else None
-    )
-    drawing, editor = st.columns([3, 2])
-    with drawing:
-        streamlit_image_coordinates(
-            page.draw_kingdom(player, highlight, s.selected),
-            key=key("click"),
-            width="stretch",
-            image_format="JPEG",
-            jpeg_quality=85,
-            on_click=on_click_square,
-            cursor="pointer",
-        )
-        review = player.review_cells()
-        check = (
-            " **Check:** " + ", ".join(f"row {r + 1} col {c + 1}" for r, c in review) + "." if review else ""
-        )
-        changed = len(player.corrected_cells)
-        done = f" {changed} square{'s' if changed != 1 else ''} corrected." if changed else ""
-        st.caption(
-            f"Tap a square to select it (white frame). Orange ? = check first; blue = corrected.{check}{done}"
-        )
-    with editor:
-        if key("row") not in st.session_state:
-            sync_editor()
-        cells = range(kingdom.grid_size)
-        row_box, col_box = st.columns(2)
-        row_box.selectbox(
-            "Row", cells, format_func=lambda i: str(i + 1), key=key("row"), on_change=on_select_cell
-        )
-        col_box.selectbox(
-            "Column", cells, format_func=lambda i: str(i + 1), key=key("col"), on_change=on_select_cell
-        )
-        st.selectbox("Terrain", [t.value for t in Terrain], key=key("terrain"), on_change=on_set_square)
-        crowns = page.crown_options(st.session_state[key("terrain")])
-        st.selectbox("Crowns", crowns, key=key("crowns"), on_change=on_set_square)
-        undo_box, reset_box = st.columns(2)
-        undo_box.button(
-            "Undo", on_click=edit, args=(page.undo,), disabled=not page.can_undo(player), width="stretch"
-        )
-        reset_box.button(
-            "Reset to scan" if player.from_scan else "Clear board",
-            on_click=edit,
-            args=(page.reset_to_scan,),
-            disabled=kingdom == player.base,
-            width="stretch",
-        )
-
-
-def show_score_panel(s: page.PageState, report: ScoreReport) -> None:
-    st.subheader("Territories")
-    territories = report.territories
-    st.selectbox(
-        "Highlight a territory on the kingdom",
-        [None, *range(len(territories))],
-        key=key("highlight"),
-        format_func=lambda i: "none" if i is None else page.territory_label(territories[i]),
-    )
-    rows = page.territory_rows(report)
-    st.table(rows or [{"terrain": "none yet", "squares": 0, "crowns": 0, "points": 0}])
-    harmony_box, middle_box = st.columns(2)
-    harmony_box.toggle("Harmony (+5)", key=seed("harmony", s.game.harmony), on_change=on_bonus)
-    middle_box.toggle("Middle Kingdom (+10)", key=seed("middle", s.game.middle_kingdom), on_change=on_bonus)
-    for warning in report.warnings:
-        st.warning(warning)
-
-
-def show_game(s: page.PageState) -> None:
-    st.header("Game")
+def show_settings(s: page.PageState) -> None:
+    """Game-wide options in one place: rules, bonuses, the Dynasty's games, files, the game's code."""
     st.session_state.edition_choice = s.edition
-    st.radio(
-        "Rules",
-        page.EDITIONS,
-        format_func=EDITION_LABELS.get,
-        key="edition_choice",
-        horizontal=True,
-        on_change=on_edition,
-    )
+    st.radio("Rules", EDITIONS, format_func=EDITION_LABELS.get, key="edition_choice", on_change=on_settings)
+    st.session_state[key("harmony")] = s.game.harmony
+    st.session_state[key("middle")] = s.game.middle_kingdom
+    st.toggle("Harmony (+5 for a full kingdom)", key=key("harmony"), on_change=on_settings)
+    st.toggle("Middle Kingdom (+10 for a central castle)", key=key("middle"), on_change=on_settings)
     if len(s.games) > 1:
         st.session_state.game_choice = s.current_game
         st.radio(
@@ -365,61 +460,269 @@ def show_game(s: page.PageState) -> None:
             format_func=lambda i: f"Game {i + 1}",
             key="game_choice",
             horizontal=True,
-            on_change=switch,
+            on_change=on_switch_game,
             args=(page.select_game, "game_choice"),
         )
-    ranking = page.rank_current_game(s)
-    if ranking is not None:
-        decided = f" (decided by {ranking.decided_by})" if len(ranking.standings) > 1 else ""
-        st.markdown(f"**Winner: {' and '.join(ranking.winners)}**{decided}")
-        st.table(page.ranking_rows(ranking))
-    waiting = [p.name for p in s.game.players if p.kingdom is None]
-    if waiting:
-        st.caption("No kingdom yet: " + ", ".join(waiting))
     if len(s.games) < page.MAX_GAMES:
-        st.button(f"Start game {len(s.games) + 1} of a Dynasty", on_click=switch, args=(page.new_game,))
-    st.subheader("Dynasty totals")
-    dynasty, reason = page.dynasty_ranking(s)
-    if dynasty is not None:
-        st.table(page.ranking_rows(dynasty))
-    else:
-        st.caption(reason[:1].upper() + reason[1:] + ".")
+        st.button(
+            f"Start game {len(s.games) + 1} of a Dynasty", on_click=on_switch_game, args=(page.new_game,)
+        )
+    st.caption(
+        f"Game code **{st.session_state.code}**: open this page's address on another phone to share it."
+    )
+    show_files(s)
 
 
 def show_files(s: page.PageState) -> None:
-    with st.expander("Save, load and export"):
+    st.download_button(
+        "Download the game (JSON)",
+        lambda: page.export_game(s),  # made only when downloaded
+        file_name="kingdomino-game.json",
+        mime="application/json",
+    )
+    st.file_uploader("Load a saved game", type=["json"], key="import_file", on_change=on_import)
+    if st.session_state.get("import_message"):
+        st.error(st.session_state.import_message)
+    if s.player.kingdom is not None and not s.player.demo:
         st.download_button(
-            "Download the game (JSON)",
-            page.export_game(s),
-            file_name="kingdomino-game.json",
-            mime="application/json",
+            f"Export {s.player.name}'s corrected kingdom (training data zip)",
+            lambda player=s.player: page.export_training_zip(player),
+            file_name=f"{page.training.slug(s.player.name)}-kingdom.zip",
+            mime="application/zip",
         )
-        st.file_uploader("Load a saved game", type=["json"], key="import_file", on_change=on_import)
-        if st.session_state.get("import_message"):
-            st.error(st.session_state.import_message)
-        if s.player.kingdom is not None:
-            st.download_button(
-                f"Export {s.player.name}'s corrected kingdom (training data zip)",
-                page.export_training_zip(s.player),
-                file_name=f"{page.slug(s.player.name)}-kingdom.zip",
-                mime="application/zip",
+
+
+def show_score(player: page.PlayerKingdom, report: ScoreReport | None) -> None:
+    if report is None:
+        st.markdown(f"**{player.name}**: no kingdom yet, so no score.")
+        return
+    label = f"{player.name}'s score" + (" (demo)" if player.demo else "")
+    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
+        st.metric(
+            label, report.total, help="Territories: squares × crowns, added up; plus bonuses", width="content"
+        )
+        st.caption(views.score_details(report))
+
+
+def show_photo_box(s: page.PageState) -> None:
+    """Upload, camera, grid choice and hand entry; open until the player's kingdom is read."""
+    player = s.player
+    box = key("photo_box")
+    if box not in st.session_state:
+        st.session_state[box] = player.kingdom is None or player.demo
+    title = f"Photo of {player.name}'s kingdom" + (
+        f": {player.source}" if player.source and not player.demo else ""
+    )
+    with st.expander(title, key=box, on_change="rerun", icon=":material/photo_camera:"):
+        upload = key("upload")
+        st.file_uploader("Upload a photo", type=PHOTO_TYPES, key=upload, on_change=on_photo, args=(upload,))
+        if st.toggle("Use the camera", key=key("camera_on")):
+            st.camera_input("Take a photo", key=key("camera"), on_change=on_photo, args=(key("camera"),))
+        if key("grid") not in st.session_state:
+            st.session_state[key("grid")] = player.grid_choice
+        st.radio(
+            "Grid",
+            page.GRID_CHOICES,
+            format_func=GRID_LABELS.get,
+            horizontal=True,
+            key=key("grid"),
+            on_change=on_grid,
+        )
+        st.text_input("Player name", value=player.name, key=key("name"), on_change=on_rename)
+        if st.session_state.get("rename_error"):
+            st.error(st.session_state.rename_error)
+        with st.container(horizontal=True, gap="small"):
+            st.button("Enter by hand", on_click=on_hand_entry)
+            if len(s.game.players) > 1:
+                st.button("Remove player", on_click=on_remove_player)
+
+
+def show_messages(s: page.PageState) -> None:
+    player = s.player
+    if s.notice:
+        st.warning(s.notice)
+    if player.demo:
+        st.info("**Demo**: a sample kingdom, to show how the page works. Add your photo to start.")
+    if player.message:
+        st.warning(
+            f"**No kingdom read in {player.source}:** {player.message}. "
+            "Place the frame on the photo below, or enter the board by hand."
+        )
+
+
+def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
+    """The drawn kingdom (tap a square) with the square editor beside it; stacked on a phone."""
+    player, kingdom = s.player, s.player.kingdom
+    assert kingdom is not None
+    choice = st.session_state.get(key("highlight"))
+    highlight = (
+        report.territories[choice] if choice is not None and choice < len(report.territories) else None
+    )
+    drawing, editor = st.columns([3, 2])
+    with drawing:
+        image = page.draw_kingdom(
+            kingdom,
+            player.rectified_jpeg,
+            set(player.review_cells()),
+            player.corrected_cells,
+            highlight,
+            None if s.paint else s.selected,
+        )
+        with st.container(key="kingdom_view"):
+            streamlit_image_coordinates(
+                image,
+                key=key("click"),
+                width="stretch",
+                image_format="JPEG",
+                jpeg_quality=85,
+                on_click=on_click_kingdom,
+                cursor="pointer",
             )
+    with editor:
+        show_editor(s)
+    warning = views.review_warning(player)
+    if warning:
+        st.warning(warning)
+    for message in report.warnings:
+        st.warning(message)
+    caption = views.photo_caption(player) if not player.demo else ""
+    if caption:
+        st.caption(caption)
+
+
+def show_editor(s: page.PageState) -> None:
+    """Select mode: tap a square, then its terrain and crowns. Paint mode: pick a brush, tap squares."""
+    player, kingdom = s.player, s.player.kingdom
+    assert kingdom is not None
+    current = s.brush if s.paint else kingdom[s.selected]
+    what = f"**{current.terrain.value}, {views.plural(current.crowns, 'crown')}**"
+    if s.paint:
+        st.caption(f"Paint: tap squares to make them {what}")
+    else:
+        st.caption(f"{views.cell_name(s.selected).capitalize()}: {what}. Tap a square to pick another.")
+    with st.container(horizontal=True, gap="small", key="palette"):
+        for terrain, label in TERRAIN_BUTTONS.items():
+            chosen = terrain is current.terrain
+            st.button(
+                label,
+                key=key(f"t_{terrain.value}"),
+                on_click=on_terrain,
+                args=(terrain,),
+                type="primary" if chosen else "secondary",
+            )
+    with st.container(horizontal=True, gap="small", key="crowns", vertical_alignment="center"):
+        st.markdown("Crowns")
+        for crowns in range(4):
+            st.button(
+                str(crowns),
+                key=key(f"c_{crowns}"),
+                on_click=on_crowns,
+                args=(crowns,),
+                disabled=crowns > MAX_CROWNS[current.terrain],
+                type="primary" if crowns == current.crowns else "secondary",
+            )
+        st.button(
+            "Undo",
+            icon=":material/undo:",
+            on_click=on_edit,
+            args=(page.undo,),
+            disabled=not page.can_undo(player),
+        )
+    if st.session_state.get("edit_note"):
+        st.warning(st.session_state.edit_note[:1].upper() + st.session_state.edit_note[1:] + ".")
+    with st.container(horizontal=True, gap="small", key="edit_actions"):
+        st.session_state[key("mode")] = "Paint" if s.paint else "Select"
+        st.segmented_control(
+            "Mode", ["Select", "Paint"], key=key("mode"), on_change=on_mode, label_visibility="collapsed"
+        )
+        st.button(
+            "Reset to scan" if player.from_scan else "Clear board",
+            on_click=on_edit,
+            args=(page.reset_to_scan,),
+            disabled=kingdom == player.base,
+        )
+
+
+def show_territories(report: ScoreReport) -> None:
+    count = len(report.territories)
+    with st.expander(f"Territories: {count} (tap to see each one)" if count != 1 else "Territories: 1"):
+        territories = report.territories
+        st.selectbox(
+            "Highlight a territory on the kingdom",
+            [None, *range(len(territories))],
+            key=key("highlight"),
+            format_func=lambda i: "none" if i is None else views.territory_label(territories[i]),
+        )
+        rows = views.territory_rows(report)
+        st.table(rows or [{"terrain": "none yet", "squares": 0, "crowns": 0, "points": 0}])
+
+
+def show_frame_editor(s: page.PageState) -> None:
+    """The photo with the frame the squares are read in; drag or tap its corners, then read it again."""
+    player = s.player
+    if player.preview_jpeg is None or player.demo:
+        return
+    box = key("frame_box")
+    if box not in st.session_state:
+        st.session_state[box] = player.kingdom is None
+    with st.expander(
+        "Photo and frame: fix the grid by hand", key=box, on_change="rerun", icon=":material/crop_free:"
+    ):
+        if not st.session_state.get(box):  # drawn only when open: it is the heaviest image of the page
+            return
+        preview = page.decode_jpeg(player.preview_jpeg)
+        draft = draft_for(player, preview)
+        on_preview = np.asarray(draft.corners, float) * player.preview_scale
+        image = page.draw_frame(preview, on_preview, draft.grid_size, draft.selected)
+        st.caption(
+            "Drag a corner to where the kingdom's corner is, or pick a corner and tap its place. "
+            "TL, TR, BR, BL go round the kingdom, TL at the top left of the kingdom as you read it."
+        )
+        st.session_state[key("corner")] = draft.selected
+        st.segmented_control(
+            "Corner to move",
+            range(4),
+            format_func=lambda i: page.drawing.CORNER_NAMES[i],
+            key=key("corner"),
+            on_change=on_pick_corner,
+        )
+        with st.container(key="frame_view"):
+            streamlit_image_coordinates(
+                image,
+                key=key("frame_click"),
+                width="stretch",
+                image_format="JPEG",
+                jpeg_quality=80,
+                click_and_drag=True,
+                on_click=on_frame_pointer,
+                cursor="crosshair",
+            )
+        placed = " · ".join(
+            f"{n} {x:.0f},{y:.0f}" for n, (x, y) in zip(page.drawing.CORNER_NAMES, draft.corners, strict=True)
+        )
+        st.caption(f"Frame corners (photo pixels): {placed}")
+        st.session_state[key("frame_grid")] = draft.grid_size
+        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+            st.segmented_control(
+                "Grid",
+                [5, 7],
+                format_func=GRID_LABELS.get,
+                key=key("frame_grid"),
+                on_change=on_frame_grid,
+                label_visibility="collapsed",
+            )
+            st.button("Read the squares in this frame", type="primary", on_click=on_read_frame)
+            st.button("Start again", on_click=on_frame_reset)
 
 
 s = state()
-st.title("Kingdomino scanner")
-st.caption("Photograph each kingdom, fix what the scanner misread, get the score and the ranking.")
-show_players(s)
-show_photo_input(s)
+st.html(STYLE)
+show_scoreboard(s)
 report = page.score_player(s.player, s.game)
-if report is None:
-    st.info("No kingdom yet: upload or take a photo, or enter the board by hand.")
-else:
-    show_score_header(s.player, report)
+show_score(s.player, report)
+show_messages(s)
+show_photo_box(s)
+if report is not None:
     show_kingdom(s, report)
-    show_score_panel(s, report)
-if s.player.overlay_jpeg:
-    with st.expander("Photo with the detected grid", expanded=True):
-        st.image(s.player.overlay_jpeg, width="stretch")
-show_game(s)
-show_files(s)
+    show_territories(report)
+show_frame_editor(s)

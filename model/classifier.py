@@ -41,13 +41,13 @@ from model.weights import compact, widen
 MODEL_FORMAT = "kingdomino-square-classifier/1"
 #: A square read with a top probability (before calibration) under RECHECK_BELOW is read again turned by
 #: ±RECHECK_DEGREES and the three log-probabilities are averaged, so that one reading of a crown on the
-#: crop's edge or of a crop slightly askew counts less. Re-reading every square measured about the same
-#: (grouped CV) at three times the cost; under 0.99 are ~4 % of tiles and ~1 % of board squares.
+#: crop's edge or of a crop slightly askew counts less; re-reading only the unsure ones keeps the cost
+#: of sure squares (docs/experiments.md, "Re-reading unsure squares turned by ±5°").
 RECHECK_BELOW = 0.99
 RECHECK_DEGREES = 5.0
 #: A square still read with a top probability under MATCH_BELOW is compared with every real training
 #: square (model/matching.py) and its log-probabilities get MATCH_WEIGHT × the matcher's evidence. Grouped
-#: CV chose both; sure squares (over 99 % of board squares) skip the comparison.
+#: CV chose both; sure squares skip the costly comparison (docs/experiments.md, "The artwork matcher").
 MATCH_BELOW = 0.999
 MATCH_WEIGHT = 50.0
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "square_classifier.joblib"

@@ -11,8 +11,8 @@ square off). The best score per label is the evidence: how closely the square ma
 that label.
 
 The windows are compared on the leading principal components of the training windows; a square still
-costs about 10 ms on one core (4 turns × 225 shifts against every training square), so the classifier
-asks only about squares it reads unsure (see ``SquareClassifier.matched``): under 1 % of board squares.
+costs 4 turns × 225 shifts against every training square, so the classifier asks only about squares it
+reads unsure (see ``SquareClassifier.matched``).
 Empty squares show whatever table the kingdom lies on, which no training square predicts, so the matcher
 has no opinion on *empty* (nor on a label it has no example of).
 """

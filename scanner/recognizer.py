@@ -22,7 +22,7 @@ from kingdomino.labels import LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.errors import KingdomNotFoundError, ScanError
 from scanner.imageio import load_photo
-from scanner.locate import frame_corners, locate_kingdom, moved_frame
+from scanner.locate import Located, frame_corners, locate_kingdom, moved_frame
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
 from scanner.table import evidence_for_empty, slide_for, table_distances, weigh_empty
@@ -50,6 +50,7 @@ BLURRED = (
     "the kingdom could not be located reliably: its grid shows only on a smaller or sharpened copy of the "
     "photo (blurred?); hold the phone still, let it focus and take the photo from closer"
 )
+HAND_FRAME_NOTE = "the squares were read in the frame placed by hand"
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
 UNFAMILIAR_NOTE = (
     "many squares were read unsure: the light, colours or camera may be unlike the photos the model "
@@ -148,12 +149,24 @@ class KingdomScanner:
         self.compare_table = compare_table
 
     def scan(
-        self, source: str | Path | bytes | np.ndarray, grid: int | str = "auto", name: str | None = None
+        self,
+        source: str | Path | bytes | np.ndarray,
+        grid: int | str = "auto",
+        name: str | None = None,
+        corners: np.ndarray | None = None,
     ) -> ScanResult:
-        """Read the kingdom in a photo. Raises a ScanError subclass with a one-line reason."""
+        """Read the kingdom in a photo. Raises a ScanError subclass with a one-line reason.
+
+        ``corners`` (4×2: TL, TR, BR, BL of the squares grid, in the original photo's pixels) reads the
+        kingdom in that frame instead of searching for it, as the page does when a player places the
+        frame by hand; ``grid`` must then be 5 or 7.
+        """
         if grid not in ("auto", 5, 7, "5", "7"):
             raise ScanError(f"grid must be 5, 7 or auto, not {grid!r}")
         grid = grid if grid == "auto" else int(grid)
+        by_hand = corners is not None
+        if by_hand:
+            corners = _given_corners(corners, grid)
         timings: dict[str, float] = {}
         start = time.perf_counter()
         if isinstance(source, np.ndarray):
@@ -169,7 +182,10 @@ class KingdomScanner:
         timings["decode"] = time.perf_counter() - start
 
         t0 = time.perf_counter()
-        located = locate_kingdom(image, grid=grid, grayscale=grayscale)
+        if not by_hand:
+            located = locate_kingdom(image, grid=grid, grayscale=grayscale)
+        else:
+            located = _located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
         n = located.grid_size
 
@@ -178,7 +194,7 @@ class KingdomScanner:
         t0 = time.perf_counter()
         seen = brightened(image, homography, n)  # the photo as the table comparison and classifier see it
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
-        slide = slide_for(distances, n)
+        slide = slide_for(distances, n) if not by_hand else (0, 0)  # a frame set by hand stays put
         if slide != (0, 0):
             homography = moved_frame(homography, *slide)
             notes.append(SLID_FRAME_NOTE)
@@ -187,7 +203,7 @@ class KingdomScanner:
         kingdom, readings, flagged, rectified, probabilities = self._read(
             seen, homography, n, timings, distances
         )
-        shift = castle_shift(kingdom)
+        shift = castle_shift(kingdom) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
             again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n))
@@ -325,6 +341,35 @@ def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
 
 def _tiles(kingdom: Kingdom) -> int:
     return sum(square.terrain != Terrain.EMPTY for _, square in kingdom.cells())
+
+
+def _given_corners(corners: np.ndarray, grid: int | str) -> np.ndarray:
+    """The (4, 2) frame a caller placed, checked: a clear ScanError for anything else."""
+    if grid not in (5, 7):
+        raise ScanError("a frame placed by hand needs its grid size: 5 or 7")
+    try:
+        points = np.asarray(corners, dtype=float).reshape(4, 2)
+    except (TypeError, ValueError):
+        raise ScanError(
+            "the frame needs four corners (x, y): top-left, top-right, bottom-right, bottom-left"
+        ) from None
+    if not np.isfinite(points).all():
+        raise ScanError("the frame's corners must be finite numbers")
+    edges = np.roll(points, -1, axis=0) - points
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not ((turns > 0).all() or (turns < 0).all()):
+        raise ScanError("the frame's corners must go round a four-sided shape without crossing")
+    return points
+
+
+def _located_by_hand(corners: np.ndarray, n: int, to_original) -> Located:
+    """The frame a player placed (original photo pixels) on the decoded copy that ``to_original`` maps."""
+    per_original = 1.0 if to_original is None else 1.0 / to_original(np.ones((1, 2)))[0]
+    on_image = corners * per_original
+    frame = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+    homography = cv2.getPerspectiveTransform(frame, on_image.astype(np.float32)).astype(np.float64)
+    side = float(np.linalg.norm(on_image - np.roll(on_image, -1, axis=0), axis=1).mean()) / n
+    return Located(n, on_image, homography, side, notes=[HAND_FRAME_NOTE])
 
 
 def _array_photo(image: np.ndarray) -> np.ndarray:

@@ -1,12 +1,16 @@
-"""End to end in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+"""End to end in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`,
+at a phone's 390×844 and a desktop's 1280×900.
 
-Uploads a photo, waits for the score, taps a square on the drawn kingdom, corrects it and reads the new
-score; then checks a 375 px phone viewport. It prints the two timed targets (photo -> first result,
-correction -> new score). Set UPDATE_DOCS_SCREENSHOT=1 to refresh docs/page.png for the README.
+Checks what a player sees without scrolling: the score after an upload and after a correction; no score
+for a player whose first photo shows no kingdom; the frame placed by hand (dragged on a desktop, tapped on
+a phone) re-reading the kingdom the scanner missed; reload keeping the game. Prints the timed targets
+(12-megapixel photo -> first result, correction -> re-scored and drawn, reload -> stored game shown).
+Set UPDATE_DOCS_SCREENSHOT=1 to refresh docs/page-phone.png and docs/page-desktop.png.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,14 +24,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
+
+from kingdomino.board import Kingdom
+from kingdomino.scoring import score_kingdom
 
 pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SAMPLE = ROOT / "data/samples/sample_table.jpg"
-SCREENSHOT = ROOT / "docs/page.png"
+NEIGHBOUR = "37.jpg"  # the real board pasted beside the sample's kingdom in the wrong-frame photo
+DOCS = ROOT / "docs"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -37,6 +46,11 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 METRIC = '[data-testid="stMetricValue"]'
+UPLOAD = '[data-testid="stFileUploaderDropzoneInput"]'
+VIEWPORTS = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "desktop": {"viewport": {"width": 1280, "height": 900}},
+}
 
 if not CHROMIUM.exists():
     if os.environ.get("CI"):
@@ -59,14 +73,8 @@ def free_port() -> int:
 def server(tmp_path_factory) -> Iterator[str]:
     port = free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    options = {
-        "server.headless": "true",
-        "server.port": str(port),
-        "server.address": "127.0.0.1",
-        "server.fileWatcherType": "none",
-        "browser.gatherUsageStats": "false",
-        "client.toolbarMode": "viewer",
-    }
+    options = {"server.headless": "true", "server.port": str(port), "server.address": "127.0.0.1"}
+    options |= {"server.fileWatcherType": "none", "browser.gatherUsageStats": "false"}
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
     command += [part for name, value in options.items() for part in (f"--{name}", value)]
     log = log_path.open("wb")
@@ -103,111 +111,253 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> dict[str, Path]:
+    """A 12-megapixel photo per viewport (distinct bytes, so each is really scanned), a photo without a
+    kingdom, and the sample table with a neighbour's kingdom beside it (the scanner frames the sample's)."""
+    folder = tmp_path_factory.mktemp("photos")
+    sample = cv2.imread(str(SAMPLE))
+    made = {}
+    big = cv2.resize(sample, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    for quality, name in ((90, "phone"), (89, "desktop")):
+        made[f"12mp-{name}"] = folder / f"kingdom_{name}.jpg"
+        cv2.imwrite(str(made[f"12mp-{name}"]), big, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    noise = np.random.default_rng(3).integers(90, 140, (900, 1200, 3), dtype=np.uint8)
+    made["none"] = folder / "no_kingdom.jpg"
+    cv2.imwrite(str(made["none"]), cv2.GaussianBlur(noise, (9, 9), 3))
+    board = cv2.imread(str(ROOT / "data/real/boards" / NEIGHBOUR))
+    composite = sample.copy()
+    warp = cv2.getPerspectiveTransform(
+        np.float32([[0, 0], [500, 0], [500, 500], [0, 500]]), neighbour_frame()
+    )
+    size = (composite.shape[1], composite.shape[0])
+    mask = cv2.warpPerspective(np.full((500, 500), 255, np.uint8), warp, size) > 0
+    composite[mask] = cv2.warpPerspective(board, warp, size)[mask]
+    for quality, name in ((90, "phone"), (89, "desktop")):
+        made[f"two-{name}"] = folder / f"two_kingdoms_{name}.jpg"
+        cv2.imwrite(str(made[f"two-{name}"]), composite, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return made
+
+
+def neighbour_frame() -> np.ndarray:
+    """Where the pasted kingdom's corners are in the sample table photo (TL, TR, BR, BL)."""
+    return np.float32([[80, 580], [780, 550], [800, 1250], [70, 1270]])
+
+
+def neighbour_score() -> int:
+    labels = json.loads((ROOT / "data/real/labels.json").read_text())
+    return score_kingdom(Kingdom.from_dict({"squares": labels["boards"][NEIGHBOUR]["grid"]})).total
+
+
+def open_page(browser, server: str, device: str):
+    page = browser.new_page(**VIEWPORTS[device])
+    page.goto(server)
+    page.locator(METRIC).first.wait_for(timeout=60_000)  # the labelled demo
+    return page
+
+
 def metric(page) -> int:
     return int(page.locator(METRIC).first.inner_text())
 
 
-def wait_for_score_change(page, before: int, timeout_s: float = 20.0) -> tuple[int, float]:
-    """Poll the score shown on the page until it differs from `before`; returns it and the wait."""
+def in_view(page, locator) -> bool:
+    box = locator.bounding_box()
+    height = page.viewport_size["height"]
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
+def upload(page, photo: Path) -> float:
+    """Upload a photo with the photo box; the seconds until its score (or its refusal) shows."""
     start = time.perf_counter()
+    page.locator(UPLOAD).first.set_input_files(str(photo))
     page.wait_for_function(
-        f"() => {{ const m = document.querySelector('{METRIC}'); "
-        f"return m && m.innerText.trim() !== '{before}'; }}",
-        timeout=timeout_s * 1000,
+        "name => [...document.querySelectorAll('[data-testid=stMarkdownContainer], summary')]"
+        ".some(e => e.innerText.includes(name))",
+        arg=photo.name,
+        timeout=60_000,
         polling="raf",
     )
+    return time.perf_counter() - start
+
+
+def shown_image(page, view: str = "kingdom_view"):
+    """The image of an image-coordinates component (re-found on every use: reruns may replace it)."""
+    return page.frame_locator(f".st-key-{view} iframe").locator("#image")
+
+
+def image_signature(page, view: str = "kingdom_view", timeout_s: float = 20.0) -> str:
+    """A short fingerprint of the image a component shows (its data URL), once it is loaded."""
+    deadline = time.perf_counter() + timeout_s
+    while True:
+        try:
+            image = shown_image(page, view)
+            image.wait_for(timeout=timeout_s * 1000)
+            signature = image.evaluate(
+                "i => i.complete && i.height > 50 ? i.src.length + i.src.slice(-80) : ''"
+            )
+        except sync_api.Error:  # the frame was replaced during a rerun
+            signature = ""
+        if signature or time.perf_counter() > deadline:
+            return signature
+        time.sleep(0.01)
+
+
+def wait_redrawn(page, before: str, view: str = "kingdom_view", timeout_s: float = 20.0) -> None:
+    deadline = time.perf_counter() + timeout_s
+    while image_signature(page, view, timeout_s) == before:
+        if time.perf_counter() > deadline:
+            raise AssertionError(f"the {view} image was not redrawn")
+        time.sleep(0.01)
+
+
+def timed_change(page, act, before: int) -> tuple[int, float]:
+    """Do `act` and wait until the score differs from `before` and the kingdom is redrawn."""
+    drawn = image_signature(page)
+    start = time.perf_counter()
+    act()
+    page.wait_for_function(
+        f"b => {{ const m = document.querySelector('{METRIC}'); return m && m.innerText.trim() !== b; }}",
+        arg=str(before),
+        timeout=20_000,
+        polling="raf",
+    )
+    wait_redrawn(page, drawn)
     return metric(page), time.perf_counter() - start
 
 
-def choose(page, label: str, option: str) -> None:
-    """Pick an option of a Streamlit selectbox: focus it, type to filter, take the option offered."""
-    box = page.get_by_role("combobox", name=label)
-    box.click()
-    box.fill(option)
-    page.get_by_role("option", name=option, exact=True).click()
-
-
-def test_upload_score_correct_and_phone_width(server, browser, tmp_path):
-    page = browser.new_page(viewport={"width": 1000, "height": 1500})
-    page.goto(server)
-    page.locator(METRIC).first.wait_for(timeout=60_000)  # the sample photo is scored on first open
-
-    # A photo the server has never seen (the sample re-encoded), so the scanner really runs.
-    photo = tmp_path / "my_kingdom.jpg"
-    cv2.imwrite(str(photo), cv2.imread(str(SAMPLE)), [cv2.IMWRITE_JPEG_QUALITY, 90])
-    page.get_by_text("Photo of Player 1's kingdom").click()
-    start = time.perf_counter()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(photo))
-    page.get_by_text("Photo: my_kingdom.jpg").wait_for(timeout=60_000)
-    page.locator(METRIC).first.wait_for()
-    first_result_s = time.perf_counter() - start
-    scan_s = re.search(r"read in ([\d.]+) s", page.get_by_text("Photo: my_kingdom.jpg").inner_text())
-
-    # Tap the bottom-right square on the drawn kingdom; the editor follows the selection.
-    image = page.frame_locator("iframe[title*='streamlit_image_coordinates']").locator("#image")
-    box = image.bounding_box()
-    assert box is not None and box["width"] > 100
-    grid_pattern = re.compile(r"(\d)×\d grid")
-    grid = int(grid_pattern.search(page.get_by_text(grid_pattern).first.inner_text()).group(1))
-    image.click(position={"x": box["width"] * (grid - 0.5) / grid, "y": box["height"] * (grid - 0.5) / grid})
-    page.wait_for_function(
-        "n => ['Row', 'Column'].every(label => "
-        "document.querySelector(`input[role=combobox][aria-label=${label}]`).value === String(n))",
-        arg=grid,
-        timeout=20_000,
-    )
-    terrain_now = page.get_by_role("combobox", name="Terrain").input_value()
-    choose(page, "Terrain", "swamp" if terrain_now == "mine" else "mine")
-    page.get_by_text("1 square corrected").wait_for(timeout=20_000)
-    waits = []
-    for _ in range(5):  # each crowns change on a land square moves the score; time it several times
-        shown = metric(page)
-        crowns_now = page.get_by_role("combobox", name="Crowns").input_value()
-        choose(page, "Crowns", "2" if crowns_now != "2" else "1")  # mine and swamp both carry 0-2 crowns
-        after, waited = wait_for_score_change(page, shown)
-        assert after != shown
-        waits.append(waited)
-    correction_s = statistics.median(waits)
-    print(
-        f"\nphoto -> first result: {first_result_s:.2f} s (scanner {scan_s.group(1) if scan_s else '?'} s); "
-        "correction -> new score: median "
-        f"{correction_s * 1e3:.0f} ms, max {max(waits) * 1e3:.0f} ms over {len(waits)} corrections"
-    )
-
-    page.get_by_text("Photo of Player 1's kingdom").click()  # fold the photo input for the screenshot
-    highlight = page.get_by_role("combobox", name="Highlight a territory on the kingdom")
-    highlight.click()
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("Enter")
-    page.wait_for_function("box => box.value !== 'none'", arg=highlight.element_handle())
-    page.wait_for_timeout(500)  # let the redrawn kingdom load in its frame
-    shot = tmp_path / "page.png"
-    page.set_viewport_size({"width": 1000, "height": 1400})
-    page.locator("h1").first.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+def save_screenshot(page, folder: Path, name: str) -> None:
+    """A screenshot, copied to docs/ when asked (UPDATE_DOCS_SCREENSHOT=1) or when docs/ has none."""
+    shot = folder / name
     page.screenshot(path=str(shot))
-    if os.environ.get("UPDATE_DOCS_SCREENSHOT") or not SCREENSHOT.exists():
-        SCREENSHOT.parent.mkdir(exist_ok=True)
-        shutil.copyfile(shot, SCREENSHOT)
+    if os.environ.get("UPDATE_DOCS_SCREENSHOT") or not (DOCS / name).exists():
+        shutil.copyfile(shot, DOCS / name)
+
+
+def tap(page, device: str, x: float, y: float) -> None:
+    if device == "phone":
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+
+
+@pytest.mark.parametrize("device", list(VIEWPORTS))
+def test_score_in_view_after_upload_and_correction_and_reload_keeps_the_game(
+    server, browser, photos, device, tmp_path
+):
+    page = open_page(browser, server, device)
+    assert "Demo" in page.get_by_test_id("stAlertContentInfo").first.inner_text()
+    first_result_s = upload(page, photos[f"12mp-{device}"])
+    page.locator(METRIC).first.wait_for()
+    assert "(demo)" not in page.get_by_test_id("stMetricLabel").first.inner_text()
+    assert in_view(page, page.locator(METRIC).first), "the score must show without scrolling"
+    assert not page.get_by_test_id("stFileUploaderDropzone").is_visible()  # the photo box closed
+    game_url = page.url
+    assert re.search(r"[?&]game=\w+", game_url)
+
+    # Tap the bottom-right square on the kingdom, make it a mine (or a swamp), then change its crowns.
+    image = shown_image(page)
+    assert image_signature(page)
+    box = image.bounding_box()
+    grid = int(re.search(r"(\d)×\d", page.get_by_text(re.compile(r"\d×\d$")).first.inner_text()).group(1))
+    assert in_view(page, image)
+    image.click(position={"x": box["width"] * (grid - 0.5) / grid, "y": box["height"] * (grid - 0.5) / grid})
+    page.get_by_text(f"Row {grid} col {grid}:").wait_for(timeout=20_000)
+    target = "swamp" if "mine," in page.get_by_text(f"Row {grid} col {grid}:").inner_text() else "mine"
+    button = page.locator(f'[class*="st-key-t_{target}_"] button')
+    assert in_view(page, button), "the palette must show without scrolling"
+    score, waited = timed_change(page, button.click, metric(page))
+    assert in_view(page, page.locator(METRIC).first), "the corrected score must show without scrolling"
+    waits = [waited]
+    for crowns in (2, 1, 2, 1):  # mine and swamp both carry up to 2 crowns
+        crown_button = page.locator(f'[class*="st-key-c_{crowns}_"] button')
+        assert in_view(page, crown_button)
+        score, waited = timed_change(page, crown_button.click, score)
+        waits.append(waited)
+    assert in_view(page, page.locator(METRIC).first)
+    save_screenshot(page, tmp_path, f"page-{device}.png")
+
+    start = time.perf_counter()  # reload: the same game, with the photo's reading and the corrections
+    page.reload()
+    page.locator(METRIC).first.wait_for(timeout=30_000)
+    page.wait_for_function(
+        f"s => document.querySelector('{METRIC}').innerText.trim() === s", arg=str(score), timeout=20_000
+    )
+    reopen_s = time.perf_counter() - start
+    assert page.url == game_url and metric(page) == score
+    assert page.get_by_text("1 square corrected").count() + page.get_by_text("Photo: kingdom_").count() >= 1
+    print(
+        f"\n[{device}] 12 MP photo -> first result: {first_result_s:.2f} s; "
+        "correction -> re-scored and drawn: "
+        f"median {statistics.median(waits) * 1e3:.0f} ms, max {max(waits) * 1e3:.0f} ms over {len(waits)}; "
+        f"reload -> stored game shown: {reopen_s:.2f} s"
+    )
+    page.close()
+    assert first_result_s < 20 and statistics.median(waits) < 5  # loose: shared cores; figures printed
+
+
+@pytest.mark.parametrize("device", list(VIEWPORTS))
+def test_a_failed_first_upload_shows_no_score(server, browser, photos, device):
+    page = open_page(browser, server, device)
+    upload(page, photos["none"])
+    page.get_by_text("No kingdom read in no_kingdom.jpg").wait_for(timeout=30_000)
+    assert page.locator(METRIC).count() == 0  # neither the demo's score nor any other
+    assert page.get_by_text("Player 1: —").count() == 1
+    assert page.get_by_text("no kingdom yet, so no score").count() == 1
     page.close()
 
-    # A phone: the score, the kingdom, the square editor and the photo input fit in 375 px.
-    phone = browser.new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
-    phone.goto(server)
-    phone.locator(METRIC).first.wait_for(timeout=60_000)
-    essentials = [
-        phone.locator(METRIC).first,
-        phone.locator("iframe[title*='streamlit_image_coordinates']"),
-        phone.get_by_role("combobox", name="Terrain"),
-        phone.get_by_role("combobox", name="Crowns"),
-        phone.get_by_text("Photo of Player 1's kingdom"),
-        phone.get_by_role("button", name="Add player"),
-    ]
-    for element in essentials:
-        element.scroll_into_view_if_needed()
-        box = element.bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, box
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
-    assert phone.locator(METRIC).first.bounding_box()["y"] < 812  # the score is on the first screen
-    assert first_result_s < 15 and correction_s < 5  # loose: 2 shared cores; the figures are printed
+
+def corners_shown(caption) -> np.ndarray:
+    return np.array(re.findall(r"(\d+),(\d+)", caption.inner_text()), float)
+
+
+def move_corner(page, device: str, caption, index: int, goal: np.ndarray, photo_width: int) -> bool:
+    """Drag corner `index` to `goal` (a mouse), or tap it and tap `goal` (a phone); whether it landed."""
+    view = shown_image(page, "frame_view")
+    view.scroll_into_view_if_needed()
+    drawn = image_signature(page, "frame_view")
+    box = view.bounding_box()
+    scale = box["width"] / photo_width
+    origin = np.array([box["x"], box["y"]])
+    (x0, y0), (x1, y1) = corners_shown(caption)[index] * scale + origin, goal * scale + origin
+    if device == "phone":  # a tap on the corner selects it, the next tap puts it in its place
+        tap(page, device, x0, y0)
+        wait_redrawn(page, drawn, "frame_view")
+        tap(page, device, x1, y1)
+    else:  # a drag from the corner to its place
+        page.mouse.move(x0, y0)
+        page.mouse.down()
+        page.mouse.move(x1, y1, steps=4)
+        page.mouse.up()
+    deadline = time.perf_counter() + 10  # the corner lands within a couple of screen pixels
+    while np.abs(corners_shown(caption)[index] - goal).max() > 2.5 / scale:
+        if time.perf_counter() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.parametrize("device", list(VIEWPORTS))
+def test_moving_the_corners_rereads_the_kingdom_the_scanner_missed(server, browser, photos, device, tmp_path):
+    page = open_page(browser, server, device)
+    upload(page, photos[f"two-{device}"])
+    page.locator(METRIC).first.wait_for()
+    truth = neighbour_score()
+    assert metric(page) != truth  # the scanner framed the other kingdom on the table
+    page.get_by_text("Photo and frame: fix the grid by hand").click()
+    caption = page.get_by_text("Frame corners (photo pixels):")
+    caption.wait_for(timeout=20_000)
+    photo_width = cv2.imread(str(photos[f"two-{device}"])).shape[1]
+    for index, goal in enumerate(neighbour_frame()):
+        for attempt in range(2):  # a second go only if a busy machine dropped the gesture
+            if move_corner(page, device, caption, index, goal, photo_width):
+                break
+            assert attempt == 0, f"corner {index} did not move: {caption.inner_text()}"
+    if device == "phone":  # the frame as a player sees it on a phone, for docs/
+        shown_image(page, "frame_view").scroll_into_view_if_needed()
+        save_screenshot(page, tmp_path, "page-frame-phone.png")
+    page.get_by_role("button", name="Read the squares in this frame").click()
+    page.wait_for_function(
+        f"s => document.querySelector('{METRIC}').innerText.trim() === s", arg=str(truth), timeout=30_000
+    )
+    assert metric(page) == truth
+    page.close()

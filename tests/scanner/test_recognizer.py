@@ -226,3 +226,19 @@ def test_a_kingdom_found_only_on_a_deblurred_copy_is_read_with_a_note_or_refused
     with pytest.raises(KingdomNotFoundError) as caught:
         scanner.scan(scene.image)
     assert str(caught.value) == recognizer.BLURRED
+
+
+def test_a_frame_given_by_hand_is_read_where_it_is_placed(fake_scanner, scene) -> None:
+    """The page's 'place the frame by hand': corners in the original photo's pixels, no search."""
+    big = cv2.resize(scene.image, (3200, 2400), interpolation=cv2.INTER_LINEAR)
+    data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    truth, corners = scene.upright()
+    located = fake_scanner.scan(data)
+    by_hand = fake_scanner.scan(data, grid=truth.grid_size, corners=corners * 2)
+    assert np.abs(by_hand.corners - corners * 2).max() < 0.5  # read exactly where it was put
+    assert by_hand.kingdom == located.kingdom and "placed by hand" in " ".join(by_hand.notes)
+    empty = np.array([[10, 10], [300, 10], [300, 300], [10, 300]], float)  # a frame on the bare table
+    assert fake_scanner.scan(data, grid=5, corners=empty).kingdom != located.kingdom
+    for grid, bad in (("auto", corners), (5, corners[[0, 2, 1, 3]]), (5, np.zeros(3))):
+        with pytest.raises(ScanError):
+            fake_scanner.scan(data, grid=grid, corners=bad)
