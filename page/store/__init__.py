@@ -27,24 +27,28 @@ SQLite file beside the broken one (``games.replacement.sqlite3``, found again at
 when nothing can be written, memory. The old file is never deleted, moved or written to.
 
 Modules: settings (StoreSettings, the environment variable) · errors · codes (game codes) · records (what
-the store returns, and the replay of corrections) · schema (tables and migrations) · backends (SQLite and
-PostgreSQL connections) · opening (a URL to a usable database, or a fresh one and a warning) · rows
-(records <-> table rows) · savefile (the page's JSON game file) · games (GameStore, the operations).
+the store returns) · schema (tables and migrations) · backends (SQLite and PostgreSQL connections) ·
+opening (a URL to a usable database, or a fresh one and a warning) · rows (records <-> table rows) ·
+replace (a whole game written at once) · savefile (the JSON game file) · games (GameStore, the
+operations). The replay of corrections and the game file's checks are page.edits', shared with the page.
 """
 
+from page.edits import apply_edits
 from page.store.codes import CODE_ALPHABET, CODE_LENGTH, new_code, normalize_code
-from page.store.errors import StaleBoard, StoreError
+from page.store.errors import StaleBoard, StoreError, VersionConflict
 from page.store.games import GameStore
 from page.store.opening import default_path, replacement_path, shown_url
 from page.store.records import (
     MAX_ROUNDS,
+    BoardContent,
+    GameContent,
     GameSummary,
+    PlayerContent,
     Reading,
     StoredBoard,
     StoredEdit,
     StoredGame,
     StoredPlayer,
-    apply_edits,
 )
 from page.store.savefile import GAME_FORMAT, GAME_FORMAT_VERSION, parse_game_file
 from page.store.schema import LATEST_SCHEMA, MIGRATIONS
@@ -62,8 +66,11 @@ __all__ = [
     "MAX_REPLACEMENTS",
     "MAX_ROUNDS",
     "MIGRATIONS",
+    "BoardContent",
+    "GameContent",
     "GameStore",
     "GameSummary",
+    "PlayerContent",
     "Reading",
     "StaleBoard",
     "StoreError",
@@ -72,6 +79,7 @@ __all__ = [
     "StoredEdit",
     "StoredGame",
     "StoredPlayer",
+    "VersionConflict",
     "apply_edits",
     "default_path",
     "new_code",

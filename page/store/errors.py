@@ -17,6 +17,10 @@ class StaleBoard(StoreError):
     """The change was meant for a board that another phone has since replaced; nothing was written."""
 
 
+class VersionConflict(StoreError):
+    """Another phone changed the game since this one loaded it; nothing was written (load and retry)."""
+
+
 class NotOurs(Exception):
     """A database this store must not write to (another program's, or a newer schema)."""
 

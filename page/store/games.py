@@ -9,27 +9,29 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from kingdomino.board import GRID_SIZES, Cell, Square
 from kingdomino.ranking import EDITIONS
+from page.edits import GameFileError, check_index
 from page.store import schema
 from page.store.backends import Backend
 from page.store.codes import checked_code, key, new_code
-from page.store.errors import ConnectionLost, StaleBoard, StoreError, first_line, shown
+from page.store.errors import ConnectionLost, StaleBoard, StoreError, VersionConflict, first_line, shown
 from page.store.opening import open_database
 from page.store.records import (
     MAX_ROUNDS,
+    GameContent,
     GameSummary,
     Reading,
     StoredEdit,
     StoredGame,
-    check_index,
     summarize,
 )
+from page.store.replace import write_content
 from page.store.rows import insert_board, insert_edit, load_players
 from page.store.savefile import game_to_json, parse_game_file
 from page.store.settings import StoreSettings
@@ -119,20 +121,28 @@ class GameStore:
             yield
 
     @contextmanager
-    def _write(self, code: str | None) -> Iterator[int]:
+    def _write(self, code: str | None, expected: int | None = None) -> Iterator[int]:
         """A write transaction that bumps the game's version first (which also queues other writers of
-        the same game behind this one); yields the new version."""
+        the same game behind this one); yields the new version. With ``expected``, the game must still
+        be at that version (VersionConflict otherwise, nothing written)."""
         with self._lock, self._failures(), self._db.transaction(write=True):
-            version = 0
-            if code is not None:
-                row = self._db.execute(
-                    "UPDATE games SET version = version + 1, updated_at = ? WHERE code = ? RETURNING version",
-                    (time.time(), code),
-                ).fetchone()
-                if row is None:
-                    raise StoreError(f"no game with the code {code!r}")
-                version = row[0]
-            yield version
+            yield 0 if code is None else self._bump(code, expected)
+
+    def _bump(self, code: str, expected: int | None) -> int:
+        condition, params = ("", ()) if expected is None else (" AND version = ?", (expected,))
+        row = self._db.execute(
+            f"UPDATE games SET version = version + 1, updated_at = ? WHERE code = ?{condition} "
+            "RETURNING version",
+            (time.time(), code, *params),
+        ).fetchone()
+        if row is not None:
+            return row[0]
+        if (
+            expected is not None
+            and self._db.execute("SELECT 1 FROM games WHERE code = ?", (code,)).fetchone()
+        ):
+            raise VersionConflict("another phone changed this game first")
+        raise StoreError(f"no game with the code {code!r}")
 
     @contextmanager
     def _failures(self) -> Iterator[None]:
@@ -210,8 +220,9 @@ class GameStore:
         return None if row is None else row[0]
 
     @_reconnecting
-    def load(self, code: str) -> StoredGame | None:
-        """The whole current game (images are fetched separately with ``image``); None if there is none."""
+    def load(self, code: str, earlier: bool = False) -> StoredGame | None:
+        """The whole current game (images are fetched separately with ``image``); None if there is none.
+        ``earlier``: with each player's earlier boards (what Undo brings back)."""
         code = key(code)
         with self._read():
             row = self._db.execute(
@@ -221,7 +232,7 @@ class GameStore:
             ).fetchone()
             if row is None:
                 return None
-            players = load_players(self._db, [code])[code]
+            players = load_players(self._db, [code], earlier=earlier)[code]
         return StoredGame(row[0], row[1], row[2], row[3], row[4], bool(row[5]), bool(row[6]), tuple(players))
 
     @_reconnecting
@@ -391,18 +402,10 @@ class GameStore:
         """A new board for the player (a scan, a re-read from corners, or a hand entry): it replaces the
         current one, which Undo can bring back. ``images`` are JPEG bytes by kind. Returns the board id."""
         code = key(code)
-        for kind, data in (images or {}).items():
-            if len(data) > self.settings.max_image_bytes:
-                raise StoreError(f"the {kind} image is too large to keep ({len(data) // 1000} kB)")
+        self._check_images(images or {})
         with self._write(code):
             self._player_round(code, player_id)
-            board_id = insert_board(self._db, player_id, reading, time.time())
-            for kind, data in (images or {}).items():
-                if data:
-                    self._db.execute(
-                        "INSERT INTO images (board, kind, data) VALUES (?, ?, ?)",
-                        (board_id, kind, bytes(data)),
-                    )
+            board_id = insert_board(self._db, player_id, reading, time.time(), images)
             keep = self.settings.max_earlier_boards + 1
             old = self._db.execute(
                 "SELECT id FROM boards WHERE player = ? ORDER BY id DESC", (player_id,)
@@ -410,6 +413,23 @@ class GameStore:
             for (old_id,) in old:
                 self._db.execute("DELETE FROM boards WHERE id = ?", (old_id,))
         return board_id
+
+    def _check_images(self, images: Mapping[str, bytes]) -> None:
+        for kind, data in images.items():
+            if len(data) > self.settings.max_image_bytes:
+                raise StoreError(f"the {kind} image is too large to keep ({len(data) // 1000} kB)")
+
+    @_reconnecting
+    def images(self, board_ids: Sequence[int]) -> dict[tuple[int, str], bytes]:
+        """The images stored with several boards, by (board id, kind), in one query."""
+        if not board_ids:
+            return {}
+        marks = ", ".join("?" * len(board_ids))
+        with self._read():
+            rows = self._db.execute(
+                f"SELECT board, kind, data FROM images WHERE board IN ({marks})", list(board_ids)
+            ).fetchall()
+        return {(board, kind): bytes(data) for board, kind, data in rows}
 
     @_reconnecting
     def image(self, board_id: int, kind: str) -> bytes | None:
@@ -444,12 +464,13 @@ class GameStore:
     ) -> int:
         """Correct one square of the player's current board (of ``board_id`` when given: StaleBoard if
         another phone has replaced it). Other squares are not touched; returns the new version."""
-        r, c = cell
         if not isinstance(square, Square):
             raise StoreError("a square needs a terrain and a crown count")
-        return self._add_edit(
-            code, player_id, StoredEdit("set", (check_index(r), check_index(c)), square), board_id
-        )
+        try:
+            r, c = check_index(cell[0]), check_index(cell[1])
+        except GameFileError as error:
+            raise StoreError(str(error)) from None
+        return self._add_edit(code, player_id, StoredEdit("set", (r, c), square), board_id)
 
     def reset_to_scan(self, code: str, player_id: int, board_id: int | None = None) -> int:
         """Bring back the scanner's reading (itself undoable); returns the new version."""
@@ -484,7 +505,32 @@ class GameStore:
                 return False
         return True
 
-    # --- the game file --------------------------------------------------------------------------
+    # --- a whole game at once -------------------------------------------------------------------
+
+    @_reconnecting
+    def replace_game(self, code: str, content: GameContent, expected_version: int | None = None) -> int:
+        """Make the game hold ``content`` (players, boards, corrections, images), creating it if needed;
+        returns the new version. With ``expected_version`` (0: the game must not exist yet) another
+        phone's change in between raises VersionConflict and nothing is written, so no update is lost:
+        the page loads the game again and redoes its change. Boards already stored are kept as they are."""
+        code = checked_code(code)
+        if content.edition not in EDITIONS:
+            raise StoreError(f"unknown edition {content.edition!r}")
+        for player in (p for players in content.rounds for p in players):
+            for board in player.boards:
+                self._check_images(board.images)
+        with self._write(None):
+            new = expected_version in (None, 0)
+            if new and self._insert_game(code, content.edition, False, False, []) is not None:
+                version = 1
+            elif expected_version == 0:
+                raise VersionConflict("another phone started this game first")
+            else:
+                version = self._bump(code, expected_version)
+            keep = self.settings.max_earlier_boards
+            write_content(self._db, code, content, version, time.time(), keep)
+        return version
+
     # --- the game file --------------------------------------------------------------------------
 
     def export_json(self, code: str) -> str:

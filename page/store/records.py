@@ -6,53 +6,25 @@ square winning.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from kingdomino.board import GRID_SIZES, MAX_GRID_SIZE, Cell, Kingdom, Square, Terrain
+from kingdomino.board import Kingdom
 from kingdomino.labels import SquareReading
 from kingdomino.ranking import GameRanking, dynasty, rank_game
-from page.store.errors import StoreError, shown
+from page.edits import MAX_GAMES, Edit, apply_edits
 
 #: Rounds of one game: a Dynasty is three.
-MAX_ROUNDS = 3
+MAX_ROUNDS = MAX_GAMES
 
 
 @dataclass(frozen=True)
-class StoredEdit:
-    """One correction, as the page's Edit: set a square, go back to the scan, or change the frame size."""
+class StoredEdit(Edit):
+    """One correction (the page's Edit) with when it was written."""
 
-    kind: str  # "set", "reset" or "resize"
-    cell: Cell = (0, 0)
-    square: Square | None = None
-    grid_size: int = 0
     #: The game's version when the edit was written: edits replay in this order, so the last one wins.
     seq: int = 0
     at: float = 0.0
-
-    def to_dict(self) -> dict:
-        """The correction as the game file writes it."""
-        if self.kind == "set":
-            assert self.square is not None
-            return {"kind": "set", "row": self.cell[0], "col": self.cell[1], **self.square.to_dict()}
-        if self.kind == "resize":
-            return {"kind": "resize", "grid_size": self.grid_size}
-        return {"kind": "reset"}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> StoredEdit:
-        if not isinstance(data, dict) or data.get("kind") not in ("set", "reset", "resize"):
-            raise StoreError(f"unknown correction {shown(data)}")
-        if data["kind"] == "set":
-            return cls(
-                "set", (check_index(data.get("row")), check_index(data.get("col"))), Square.from_dict(data)
-            )
-        if data["kind"] == "resize":
-            if data.get("grid_size") not in GRID_SIZES:
-                raise StoreError(f"grid size must be 5 or 7, got {shown(data.get('grid_size'))}")
-            return cls("resize", grid_size=data["grid_size"])
-        return cls("reset")
 
 
 @dataclass(frozen=True)
@@ -63,7 +35,8 @@ class Reading:
     of an image ``photo_size`` = (width, height) large, so they can be scaled onto any stored copy.
     """
 
-    base: Kingdom
+    #: None for a photo in which no kingdom was read (``message`` says why).
+    base: Kingdom | None
     from_scan: bool = False
     readings: tuple[tuple[SquareReading, ...], ...] | None = None
     flagged: tuple[tuple[bool, ...], ...] | None = None
@@ -74,11 +47,17 @@ class Reading:
     message: str = ""
     notes: tuple[str, ...] = ()
     scan_seconds: float | None = None
+    #: A sample shown on a fresh page: never ranked, never the player's.
+    demo: bool = False
+    #: The page's name for the uploaded file, so the same upload is not read twice.
+    photo_id: str | None = None
+    #: Pixels of the stored preview image per pixel of the photo the corners are given in.
+    preview_scale: float | None = None
 
 
 @dataclass(frozen=True)
 class StoredBoard:
-    """A player's current board: the reading, the corrections in order, and the images kept with it.
+    """A player's board: the reading, the corrections in order, and the images kept with it.
 
     A board's id is never reused and its reading and images never change, so the id is a safe cache key.
     """
@@ -91,9 +70,9 @@ class StoredBoard:
     created_at: float
 
     @property
-    def kingdom(self) -> Kingdom:
+    def kingdom(self) -> Kingdom | None:
         """The reading with the corrections replayed, as the player sees it."""
-        return apply_edits(self.reading.base, self.edits)
+        return None if self.reading.base is None else apply_edits(self.reading.base, self.edits)
 
 
 @dataclass(frozen=True)
@@ -105,10 +84,17 @@ class StoredPlayer:
     board: StoredBoard | None
     #: Boards that new readings replaced, which Undo brings back once the corrections are all undone.
     earlier_boards: int = 0
+    #: Those boards, oldest first, when loaded with ``load(code, earlier=True)``.
+    earlier: tuple[StoredBoard, ...] = ()
 
     @property
     def kingdom(self) -> Kingdom | None:
         return None if self.board is None else self.board.kingdom
+
+    @property
+    def ranked_kingdom(self) -> Kingdom | None:
+        """The kingdom that counts for the ranking: none for a demo board."""
+        return None if self.board is None or self.board.reading.demo else self.board.kingdom
 
 
 @dataclass(frozen=True)
@@ -139,7 +125,7 @@ class StoredGame:
         """The winner(s): the Dynasty when every round has every kingdom, else the last round scored by
         two or more kingdoms; None while fewer than two players have one."""
         rounds = [
-            {p.name: p.kingdom for p in self.round_players(n) if p.kingdom is not None}
+            {p.name: p.ranked_kingdom for p in self.round_players(n) if p.ranked_kingdom is not None}
             for n in range(1, self.rounds + 1)
         ]
         options = {"edition": self.edition, "harmony": self.harmony, "middle_kingdom": self.middle_kingdom}
@@ -166,40 +152,8 @@ class GameSummary:
     winners: tuple[str, ...]
     #: Each player's total in the ranking that decided the winners (Dynasty totals when all rounds count).
     scores: tuple[tuple[str, int], ...]
-
-
-def apply_edits(base: Kingdom, edits: Sequence[StoredEdit]) -> Kingdom:
-    """Replay the corrections on a reading (the same rules as the page's Edit replay)."""
-    kingdom = base
-    for edit in edits:
-        if edit.kind == "reset":
-            kingdom = base
-        elif edit.kind == "resize":
-            kingdom = resize_kingdom(kingdom, edit.grid_size)
-        elif edit.square is not None and all(0 <= i < kingdom.grid_size for i in edit.cell):
-            kingdom = kingdom.replace(edit.cell, edit.square)
-    return kingdom
-
-
-def resize_kingdom(kingdom: Kingdom, grid_size: int) -> Kingdom:
-    """The same kingdom in a larger or smaller frame, centred, so the castle stays in the middle."""
-    offset = (grid_size - kingdom.grid_size) // 2
-    rows = []
-    for r in range(grid_size):
-        row = []
-        for c in range(grid_size):
-            source = (r - offset, c - offset)
-            inside = all(0 <= i < kingdom.grid_size for i in source)
-            row.append(kingdom[source] if inside else Square(Terrain.EMPTY))
-        rows.append(row)
-    return Kingdom.from_rows(rows)
-
-
-def check_index(value: Any) -> int:
-    """A row or column a correction names, checked."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_GRID_SIZE:
-        raise StoreError(f"a correction names an invalid row or column {shown(value)}")
-    return value
+    #: Kingdoms of the last round (a demo does not count): 0 for a game nobody has played yet.
+    kingdoms: int = 0
 
 
 def summarize(game: StoredGame) -> GameSummary:
@@ -213,4 +167,35 @@ def summarize(game: StoredGame) -> GameSummary:
         tuple(p.name for p in game.round_players()),
         tuple(ranking.winners) if ranking else (),
         tuple((s.name, s.total) for s in ranking.standings) if ranking else (),
+        sum(p.ranked_kingdom is not None for p in game.round_players()),
     )
+
+
+# --- a whole game, as the page saves it ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardContent:
+    """A board to keep: its reading, its corrections in order, its images (JPEG bytes by kind)."""
+
+    reading: Reading
+    edits: tuple[Edit, ...] = ()
+    images: Mapping[str, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlayerContent:
+    name: str
+    #: Oldest first; the last is the current board, the others are what Undo brings back.
+    boards: tuple[BoardContent, ...] = ()
+
+
+@dataclass(frozen=True)
+class GameContent:
+    """Everything a page holds of a game, for ``GameStore.replace_game``."""
+
+    #: The players of each round, in seat order.
+    rounds: tuple[tuple[PlayerContent, ...], ...]
+    edition: str = "second"
+    harmony: bool = False
+    middle_kingdom: bool = False

@@ -3,8 +3,10 @@ the players of several games with their current boards read in a fixed number of
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from kingdomino.board import Kingdom, Square, Terrain
@@ -22,7 +24,7 @@ def reading_to_row(reading: Reading) -> tuple:
     size = json.dumps([int(v) for v in reading.photo_size]) if reading.photo_size else None
     return (
         int(reading.from_scan),
-        json.dumps(reading.base.to_dict()),
+        json.dumps(reading.base.to_dict() if reading.base is not None else None),
         readings,
         flagged,
         corners,
@@ -32,12 +34,34 @@ def reading_to_row(reading: Reading) -> tuple:
         reading.message,
         json.dumps(list(reading.notes)),
         reading.scan_seconds,
+        _extras(reading),
     )
+
+
+def _extras(reading: Reading) -> str | None:
+    """The page's own fields of a board, in one JSON column."""
+    extras = {"demo": reading.demo, "photo_id": reading.photo_id, "preview_scale": reading.preview_scale}
+    return json.dumps(extras) if any(v not in (None, False) for v in extras.values()) else None
+
+
+@lru_cache(maxsize=256)
+def image_digest(data: bytes) -> str:
+    """An image's content hash (cached: the page saves the same photos on every change)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def fingerprint(row: tuple, images: Mapping[str, bytes]) -> str:
+    """A board's identity by content: its reading row and its images. A save that brings the same board
+    back keeps its row (and id) instead of writing its images again."""
+    content = json.dumps(
+        [list(row), sorted((kind, image_digest(data)) for kind, data in images.items() if data)]
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
 
 
 def reading_from_row(row: Sequence[Any]) -> Reading:
     """A Reading from a boards row: id, player, created_at, from_scan, scanned, readings, flagged,
-    corners, photo_size, grid_choice, source, message, notes, scan_seconds."""
+    corners, photo_size, grid_choice, source, message, notes, scan_seconds, extras."""
     readings = flagged = corners = size = None
     if row[5]:
         readings = tuple(
@@ -54,8 +78,9 @@ def reading_from_row(row: Sequence[Any]) -> Reading:
         width, height = json.loads(row[8])
         size = (int(width), int(height))
     grid_choice = row[9]
+    extras = json.loads(row[14]) if row[14] else {}
     return Reading(
-        base=Kingdom.from_dict(json.loads(row[4])),
+        base=_kingdom(json.loads(row[4])),
         from_scan=bool(row[3]),
         readings=readings,
         flagged=flagged,
@@ -66,16 +91,33 @@ def reading_from_row(row: Sequence[Any]) -> Reading:
         message=row[11],
         notes=tuple(json.loads(row[12])),
         scan_seconds=row[13],
+        demo=bool(extras.get("demo", False)),
+        photo_id=extras.get("photo_id"),
+        preview_scale=extras.get("preview_scale"),
     )
 
 
-def insert_board(db: Backend, player_id: int, reading: Reading, now: float) -> int:
-    return db.execute(
+def _kingdom(data: Any) -> Kingdom | None:
+    return None if data is None else Kingdom.from_dict(data)
+
+
+def insert_board(
+    db: Backend, player_id: int, reading: Reading, now: float, images: Mapping[str, bytes] | None = None
+) -> int:
+    """A new board row with its images; returns its id."""
+    row = reading_to_row(reading)
+    board_id = db.execute(
         "INSERT INTO boards (player, created_at, from_scan, scanned, readings, flagged, corners, "
-        "photo_size, grid_choice, source, message, notes, scan_seconds) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (player_id, now, *reading_to_row(reading)),
+        "photo_size, grid_choice, source, message, notes, scan_seconds, extras, fingerprint) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (player_id, now, *row, fingerprint(row, images or {})),
     ).fetchone()[0]
+    for kind, data in (images or {}).items():
+        if data:
+            db.execute(
+                "INSERT INTO images (board, kind, data) VALUES (?, ?, ?)", (board_id, kind, bytes(data))
+            )
+    return board_id
 
 
 def insert_edit(db: Backend, board_id: int, seq: int, edit: StoredEdit, now: float) -> None:
@@ -97,9 +139,12 @@ def insert_edit(db: Backend, board_id: int, seq: int, edit: StoredEdit, now: flo
     )
 
 
-def load_players(db: Backend, codes: Sequence[str], light: bool = False) -> dict[str, list[StoredPlayer]]:
+def load_players(
+    db: Backend, codes: Sequence[str], light: bool = False, earlier: bool = False
+) -> dict[str, list[StoredPlayer]]:
     """Players of several games with their current boards, in a fixed number of queries (``light``:
-    without the per-square readings, which the history does not need)."""
+    without the per-square readings, which the history does not need; ``earlier``: with the boards
+    Undo can bring back)."""
     marks = ", ".join("?" * len(codes))
     players = db.execute(
         f"SELECT id, game, name, round, seat FROM players WHERE game IN ({marks}) "
@@ -112,34 +157,46 @@ def load_players(db: Backend, codes: Sequence[str], light: bool = False) -> dict
         codes,
     ).fetchall()
     counts = {player: count for player, _, count in latest}
-    current = _current_boards(db, [board_id for _, board_id, _ in latest], light)
-    edits, images = _edits_and_images(db, [board[0] for board in current.values()])
+    if earlier:
+        wanted = [
+            r[0]
+            for r in db.execute(
+                f"SELECT b.id FROM boards b JOIN players p ON p.id = b.player WHERE p.game IN ({marks})",
+                codes,
+            )
+        ]
+    else:
+        wanted = [board_id for _, board_id, _ in latest]
+    rows = _board_rows(db, wanted, light)
+    edits, images = _edits_and_images(db, [row[0] for row in rows])
+    boards: dict[int, list[StoredBoard]] = {}
+    for row in sorted(rows, key=lambda r: r[0]):
+        board = StoredBoard(
+            row[0], reading_from_row(row), tuple(edits[row[0]]), tuple(images[row[0]]), row[2]
+        )
+        boards.setdefault(row[1], []).append(board)
     result: dict[str, list[StoredPlayer]] = {code: [] for code in codes}
     for player_id, game, name, round_number, seat in players:
-        board = current.get(player_id)
-        stored = None
-        if board is not None:
-            stored = StoredBoard(
-                board[0], reading_from_row(board), tuple(edits[board[0]]), tuple(images[board[0]]), board[2]
-            )
-        earlier = max(0, counts.get(player_id, 0) - 1)
-        result[game].append(StoredPlayer(player_id, name, round_number, seat, stored, earlier))
+        own = boards.get(player_id, [])
+        current = own[-1] if own else None
+        count = max(0, counts.get(player_id, 0) - 1)
+        result[game].append(
+            StoredPlayer(player_id, name, round_number, seat, current, count, tuple(own[:-1]))
+        )
     return result
 
 
-def _current_boards(db: Backend, board_ids: Sequence[int], light: bool) -> dict[int, Any]:
-    """Board rows by player."""
+def _board_rows(db: Backend, board_ids: Sequence[int], light: bool) -> list[Any]:
     if not board_ids:
-        return {}
+        return []
     marks = ", ".join("?" * len(board_ids))
-    rows = db.execute(
+    return db.execute(
         "SELECT id, player, created_at, from_scan, scanned, "
         + ("NULL, NULL, NULL, NULL, " if light else "readings, flagged, corners, photo_size, ")
-        + "grid_choice, source, message, notes, scan_seconds "
+        + "grid_choice, source, message, notes, scan_seconds, extras "
         + f"FROM boards WHERE id IN ({marks})",
         board_ids,
-    )
-    return {row[1]: row for row in rows}
+    ).fetchall()
 
 
 def _edits_and_images(

@@ -66,6 +66,15 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX edits_board ON edits (board, seq)",
         ),
     ),
+    (
+        2,
+        (
+            # The page's own fields of a board (demo, upload id, preview scale) as JSON.
+            "ALTER TABLE boards ADD COLUMN extras TEXT",
+            # A board's content hash, so saving a whole game keeps the boards it already holds.
+            "ALTER TABLE boards ADD COLUMN fingerprint TEXT",
+        ),
+    ),
 )
 LATEST_SCHEMA = MIGRATIONS[-1][0]
 
