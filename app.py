@@ -145,8 +145,17 @@ def state() -> page.PageState:
     # A game not stored yet (version 0) is stored by its first change, so an untouched demo keeps no row.
     session.page, session.code, session.version = loaded, code, loaded.stored_version
     session.epoch = session.get("epoch", 0) + 1
-    loaded.notice = message or loaded.notice
+    loaded.notice = message or loaded.notice or new_database_note()
     return loaded
+
+
+def new_database_note() -> str:
+    """Said once by a server that found no game database and made one (a first start, or a lost file)."""
+    storage = game_storage()
+    if storage.announced:
+        return ""
+    storage.announced = True
+    return f"no game database was found, so a new one was started: {storage.store.where}"
 
 
 def stored_version(code: str) -> int | None:
@@ -498,7 +507,8 @@ def show_settings(s: page.PageState) -> None:
             f"Start game {len(s.games) + 1} of a Dynasty", on_click=on_switch_game, args=(page.new_game,)
         )
     st.caption(
-        f"Game code **{st.session_state.code}**: open this page's address on another phone to share it."
+        f"Game code **{st.session_state.code}**: open this page's address on another phone to share it. "
+        f"Games are kept in {game_storage().store.where}."
     )
     show_files(s)
     show_history()

@@ -68,6 +68,7 @@ class GameStore:
         settings: StoreSettings,
         warning: str = "",
         path: Path | None = None,
+        created: bool = False,
     ) -> None:
         self._db = backend
         self._lock = threading.RLock()
@@ -80,6 +81,8 @@ class GameStore:
         self.warning = warning
         #: The SQLite file in use (None for PostgreSQL and memory).
         self.path = path
+        #: True when that file did not exist and this store made it (a first start, or a lost file).
+        self.created = created
         self.kind = backend.kind
 
     @classmethod
@@ -88,7 +91,7 @@ class GameStore:
         database that cannot be used: the store then runs on a fresh one and says so in ``warning``."""
         settings = settings or StoreSettings()
         opened = open_database(url, settings)
-        return cls(opened.backend, opened.where, settings, opened.warning, opened.path)
+        return cls(opened.backend, opened.where, settings, opened.warning, opened.path, opened.created)
 
     def _migrate(self, migrations: Sequence[tuple[int, Sequence[str]]] = schema.MIGRATIONS) -> None:
         """Bring the schema up to the last of ``migrations`` (opening does it for this version's)."""

@@ -32,6 +32,8 @@ class Opened:
     warning: str = ""
     #: The SQLite file in use (None for PostgreSQL and memory).
     path: Path | None = None
+    #: True when that file did not exist and was made by this opening.
+    created: bool = False
 
 
 def default_path() -> Path:
@@ -94,6 +96,7 @@ def open_sqlite(path: Path, settings: StoreSettings) -> Opened:
     for number in range(MAX_REPLACEMENTS + 1):
         candidate = path if number == 0 else replacement_path(path, number)
         problem = sqlite_problem(candidate)
+        existed = candidate.exists()
         if not problem:
             try:
                 backend = connect_sqlite(candidate, settings)
@@ -106,7 +109,7 @@ def open_sqlite(path: Path, settings: StoreSettings) -> Opened:
                         f"the game database {path} {first_problem}; it was left as it is, and games "
                         f"are now kept in {candidate}"
                     )
-                return Opened(backend, f"SQLite file {candidate}", warning, candidate)
+                return Opened(backend, f"SQLite file {candidate}", warning, candidate, not existed)
         first_problem = first_problem or problem
     return open_memory(
         f"the game database {path} {first_problem}; it was left as it is, and {IN_MEMORY_ONLY}"

@@ -44,7 +44,7 @@ def _extras(reading: Reading) -> str | None:
     return json.dumps(extras) if any(v not in (None, False) for v in extras.values()) else None
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def image_digest(data: bytes) -> str:
     """An image's content hash (cached: the page saves the same photos on every change)."""
     return hashlib.sha256(data).hexdigest()
