@@ -145,17 +145,8 @@ def state() -> page.PageState:
     # A game not stored yet (version 0) is stored by its first change, so an untouched demo keeps no row.
     session.page, session.code, session.version = loaded, code, loaded.stored_version
     session.epoch = session.get("epoch", 0) + 1
-    loaded.notice = message or loaded.notice or new_database_note()
+    loaded.notice = message or loaded.notice
     return loaded
-
-
-def new_database_note() -> str:
-    """Said once by a server that found no game database and made one (a first start, or a lost file)."""
-    storage = game_storage()
-    if storage.announced:
-        return ""
-    storage.announced = True
-    return f"no game database was found, so a new one was started: {storage.store.where}"
 
 
 def stored_version(code: str) -> int | None:
@@ -508,10 +499,18 @@ def show_settings(s: page.PageState) -> None:
         )
     st.caption(
         f"Game code **{st.session_state.code}**: open this page's address on another phone to share it. "
-        f"Games are kept in {game_storage().store.where}."
+        f"Games are kept in {where_games_are_kept()}."
     )
     show_files(s)
     show_history()
+
+
+def where_games_are_kept() -> str:
+    store = game_storage().store
+    # A file this server had to make: a first start, or a database that went missing.
+    return store.where + (
+        " (new: there was no game database when this server started)" if store.created else ""
+    )
 
 
 def show_history() -> None:

@@ -35,8 +35,6 @@ class StoreStorage:
         self._images: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self._cached = cached_images
         self._lock = threading.Lock()
-        #: Whether the page has said that the store made a new database file (once per server process).
-        self.announced = not store.created
 
     def version(self, code: str) -> int:
         return self.store.version(code) or 0

@@ -21,7 +21,7 @@ from page.store import DB_ENV, GameStore
 from tests.page.postgres_server import unavailable_reason
 from tests.page.test_browser import METRIC, ROOT, SAMPLE, free_port, metric, open_page, upload
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 PG_SKIP = unavailable_reason()
 
 
