@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -519,20 +518,12 @@ def show_history() -> None:
     try:
         played = [g for g in game_storage().store.history(limit=HISTORY_GAMES) if g.kingdoms]
     except Exception as error:  # noqa: BLE001 - the history is a convenience: the page carries on
-        st.caption(
-            f"The game history is out of reach ({str(error).splitlines()[0] if str(error) else error!r})."
-        )
+        st.caption(f"The game history is out of reach ({views.first_line(error)}).")
         return
     if not played:
         st.caption("No game with a kingdom yet.")
     for game in played:
-        when = datetime.fromtimestamp(game.updated_at).strftime("%d %b %H:%M")
-        winners = " and ".join(game.winners)
-        result = f"won by **{winners}**" if winners else "no winner yet"
-        rounds = f", {game.rounds} games" if game.rounds > 1 else ""
-        st.markdown(
-            f"[{game.code}](?game={game.code}) · {when}{rounds} · {', '.join(game.players)} · {result}"
-        )
+        st.markdown(views.history_line(game))
 
 
 def show_files(s: page.PageState) -> None:

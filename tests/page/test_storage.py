@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kingdomino.board import Square, Terrain
-from page import accept, gamefile, state
+from page import accept, gamefile, state, views
 from page.persistence import open_game
 from page.state import PageState
 from page.storage import StoreStorage
@@ -61,6 +61,8 @@ def test_a_saved_page_comes_back_whole_with_undo_history_and_images(storage: Sto
         assert records(StoreStorage(again).load("family")) == records(page)
         summary = again.history()[0]
         assert summary.code == "family" and summary.kingdoms == 1 and summary.winners == ()
+        line = views.history_line(summary)
+        assert line.startswith("[family](?game=family)") and "2 games" in line and "no winner yet" in line
 
 
 def test_saving_again_keeps_the_stored_boards_and_writes_only_the_change(storage: StoreStorage):
