@@ -71,11 +71,15 @@ st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout=
 
 @st.cache_resource(show_spinner="Loading the square classifier…")
 def load_scanner() -> tuple[object | None, str]:
-    """The scanner (and its model) once per server process; a one-line reason when it cannot load."""
+    """The scan pool once per server process: worker processes, each with the model, so scans use every
+    core and this server's threads only wait; a one-line reason when it cannot start."""
     try:
-        from scanner.recognizer import KingdomScanner
+        from scanner.workers import PoolSettings, ScanPool, limit_heap_growth
 
-        return KingdomScanner(), ""
+        limit_heap_growth()  # this server keeps results and photos: let freed ones go back to the system
+        return ScanPool(
+            PoolSettings(display_side=page.accept.PREVIEW_MAX_PX)
+        ), ""  # the photo at display size only
     except Exception as error:  # noqa: BLE001 - the page must keep working as a manual scorer
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         return None, f"the photo scanner could not start ({reason})"
@@ -95,12 +99,17 @@ def _open_storage(url: str) -> page.StoreStorage:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _scan_cached(key: tuple, _photo: bytes, _corners: Any) -> tuple[object | None, ScanError | None]:
-    """Scan results by photo content, grid and frame, so reruns and the demo never scan twice."""
+    """Scan results by photo content, grid and frame, so reruns and the demo never scan twice. Results
+    hold a display-sized photo only; a crashed or stopped worker is not cached (raised)."""
+    from scanner.workers import WorkerCrashedError
+
     scanner, reason = load_scanner()
     if scanner is None:
         return None, ScanError(reason)
     try:
         return scanner.scan(_photo, grid=key[1], corners=_corners), None
+    except WorkerCrashedError:
+        raise
     except ScanError as error:
         return None, error
 

@@ -2,7 +2,8 @@
 
 Every failure becomes a :class:`~scanner.errors.PhotoError` whose message is one line a player
 understands; no other exception escapes :func:`load_photo`. The header is checked (size, frames,
-format) before any pixel is decoded, so a decompression bomb costs nothing.
+format, and how many bytes the pixels will unpack to against the file's size) before any pixel is
+decoded, so a decompression bomb costs nothing.
 
 Decoding speed matters (the whole scan is benchmarked against ``cv2.imdecode``): JPEG, PNG and WebP
 are decoded by OpenCV straight into BGR without extra copies, with JPEG's built-in 1/2, 1/4, 1/8
@@ -40,6 +41,12 @@ warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL\.")
 MAX_PIXELS = 60_000_000
 #: Largest file accepted, in bytes (a 48 MP 16-bit PNG is about 290 MB; phone photos are 2-30 MB).
 MAX_FILE_BYTES = 300 * 1024 * 1024
+#: An image may unpack to FREE_DECODE_BYTES whatever its file size (a 21 MP colour image); beyond that, to
+#: at most MAX_DECODE_RATIO times its file's bytes. A phone's JPEG or HEIC unpacks to well under that ratio
+#: and a photo saved as PNG to a few times its size; a flat-colour image at the pixel limit, hundreds of
+#: times. JPEG counts at the reduced scale it is decoded to.
+FREE_DECODE_BYTES = 64 * 1024 * 1024
+MAX_DECODE_RATIO = 64
 #: Colour that transparent pixels are flattened onto: neutral grey keeps contrast with light and dark tiles.
 ALPHA_BACKGROUND_BGR = (128, 128, 128)
 
@@ -107,6 +114,21 @@ def load_photo(source: str | Path | bytes, *, max_side: int | None = None, name:
         raise PhotoError("the photo file is damaged and cannot be decoded") from None
 
 
+def check_photo(source: bytes, *, max_side: int | None = None) -> None:
+    """Every refusal ``load_photo`` can make from the header alone (empty, not a photo, too large,
+    animated, a decompression bomb), without decoding a pixel: a cheap first look, e.g. before a photo
+    queues for a scan worker. Raises PhotoError; a file that passes may still fail to decode."""
+    if max_side is not None and max_side < 1:
+        raise ValueError(f"max_side must be positive, got {max_side}")
+    data, _ = _read_source(source, None)
+    try:
+        _check_header(data, max_side)
+    except PhotoError:
+        raise
+    except Exception:  # noqa: BLE001 - a damaged header may trip Pillow anywhere; the decode will say why
+        return
+
+
 def downscale(image: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
     """Shrink ``image`` so its longest side is at most ``max_side``; return it and the scale applied.
 
@@ -150,7 +172,8 @@ def _read_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, s
     return data, label
 
 
-def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
+def _check_header(data: bytes, max_side: int | None) -> Image.Image:
+    """The header, once every refusal it alone can justify has been made."""
     header = _open_header(data)
     width, height = header.size
     if width < 1 or height < 1:
@@ -158,6 +181,13 @@ def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
     if width * height > MAX_PIXELS:
         raise PhotoError(_too_large_message(width * height, f"{width}×{height}"))
     _refuse_animation(header)
+    _refuse_bomb(header.format, width, height, len(data), max_side)
+    return header
+
+
+def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
+    header = _check_header(data, max_side)
+    width, height = header.size
     orientation = _orientation(header)
 
     image: np.ndarray | None = None
@@ -165,7 +195,7 @@ def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
     if header.format in _OPENCV_FORMATS:
         image = _decode_with_opencv(data, header.format, max(width, height), max_side)
     if image is None:  # not an OpenCV format, or OpenCV failed: Pillow decodes it or says precisely why not
-        image, grayscale = _decode_with_pillow(header)
+        image, grayscale = _decode_with_pillow(header, _pillow_reduction(width, height, max_side))
     if (image.shape[1], image.shape[0]) != _scaled_size(width, height, image):
         raise PhotoError("the photo file is damaged (its header and its pixels disagree)")
     image = _apply_orientation(image, orientation)
@@ -195,6 +225,20 @@ def _too_large_message(pixels: int, dimensions: str | None) -> str:
     return (
         f"the photo is too large ({size}{pixels / 1e6:,.0f} megapixels); "
         f"the limit is {MAX_PIXELS / 1e6:.0f} megapixels, so resize it first"
+    )
+
+
+def _refuse_bomb(
+    image_format: str | None, width: int, height: int, file_bytes: int, max_side: int | None
+) -> None:
+    """Refuse an image whose pixels would outweigh its file far beyond any photo's (MAX_DECODE_RATIO)."""
+    factor = _jpeg_reduction(max(width, height), max_side)[0] if image_format in ("JPEG", "MPO") else 1
+    unpacked = (-(-width // factor)) * (-(-height // factor)) * 3  # every decode ends as 8-bit BGR
+    if unpacked <= max(FREE_DECODE_BYTES, MAX_DECODE_RATIO * file_bytes):
+        return
+    raise PhotoError(
+        f"this {width}×{height} image is a file of only {file_bytes / 1024:,.0f} KB that would unpack to "
+        f"{unpacked / 2**20:,.0f} MB, far more than any photo; send the camera's original photo"
     )
 
 
@@ -270,10 +314,22 @@ def _to_bgr8(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _decode_with_pillow(header: Image.Image) -> tuple[np.ndarray, bool]:
-    """Decode through Pillow; turn its errors into a reason a player understands."""
+def _pillow_reduction(width: int, height: int, max_side: int | None) -> int:
+    """Integer factor (1-8) a Pillow-decoded image can be box-reduced by and still keep ``max_side``."""
+    if max_side is None:
+        return 1
+    return max(1, min(8, max(width, height) // max_side))
+
+
+def _decode_with_pillow(header: Image.Image, reduction: int = 1) -> tuple[np.ndarray, bool]:
+    """Decode through Pillow; turn its errors into a reason a player understands. A ``reduction`` > 1
+    box-averages the decoded image inside Pillow, so the full-size array is never copied out."""
     try:
         header.load()
+        if reduction > 1 and header.mode in ("RGB", "RGBA", "L", "LA", "I", "F"):
+            reduced = header.reduce(reduction)
+            header.close()
+            header = reduced
     except Image.DecompressionBombError:
         raise PhotoError(_too_large_message(header.size[0] * header.size[1], None)) from None
     except (OSError, SyntaxError, ValueError, EOFError) as error:

@@ -1,4 +1,4 @@
-"""``kingdomino scan PHOTO [PHOTO ...] [--grid 5|7|auto] [--json] [--debug-dir DIR]``."""
+"""``kingdomino scan PHOTO [PHOTO ...] [--grid 5|7|auto] [--json] [--debug-dir DIR] [--jobs N]``."""
 
 from __future__ import annotations
 
@@ -25,7 +25,24 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug-dir", type=Path, help="write the lattice on the photo and the labelled squares here"
     )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="scan N photos at once in worker processes (0: one per core); output stays in input order",
+    )
     return parser
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (one per core) or more")
+    return value
 
 
 def scan_main(argv: Sequence[str]) -> int:
@@ -35,27 +52,47 @@ def scan_main(argv: Sequence[str]) -> int:
         args = parser.parse_args(list(argv))
     except SystemExit as exit_:
         return int(exit_.code or 0)
-    from scanner.recognizer import KingdomScanner
-
+    grid = args.grid if args.grid == "auto" else int(args.grid)
     try:
-        scanner = KingdomScanner()
+        pool, scanner = None, None
+        if args.jobs == 1 or len(args.photos) == 1:
+            from scanner.recognizer import KingdomScanner
+
+            scanner = KingdomScanner()
+        else:
+            from scanner.workers import PoolSettings, ScanPool
+
+            pool = ScanPool(PoolSettings(workers=args.jobs or None))
     except ModelLoadError as error:
         print(f"kingdomino scan: {error}", file=sys.stderr)
         return 1
-    grid = args.grid if args.grid == "auto" else int(args.grid)
     try:
-        return _scan_all(scanner, args, grid)
+        if pool is not None:
+            outcomes = pool.scan_many(args.photos, grid=grid, names=args.photos)
+        else:
+            outcomes = (_scan_or_error(scanner, photo, grid) for photo in args.photos)
+        return _report_all(outcomes, args)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 1
+    finally:
+        if pool is not None:
+            pool.close()
 
 
-def _scan_all(scanner, args: argparse.Namespace, grid: int | str) -> int:
+def _scan_or_error(scanner, photo: str, grid: int | str):
+    try:
+        return scanner.scan(photo, grid=grid, name=photo)
+    except ScanError as error:
+        return error
+
+
+def _report_all(outcomes, args: argparse.Namespace) -> int:
+    """Print each photo's result or reason, in input order; 1 when any photo failed."""
     failed = False
-    for index, photo in enumerate(args.photos):
-        try:
-            result = scanner.scan(photo, grid=grid, name=photo)
-        except ScanError as error:
+    for index, (photo, result) in enumerate(zip(args.photos, outcomes, strict=True)):
+        if isinstance(result, ScanError):
+            error = result
             failed = True
             reason = str(error).splitlines()[0] if str(error) else "no kingdom found in this photo"
             if args.json:

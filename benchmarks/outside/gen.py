@@ -13,8 +13,9 @@ prisms of height h (tops at z=h, cardboard sides drawn where they face the camer
 placed with its own seam/jitter, objects cast short soft shadows, then light and camera effects are
 applied in photo space and the result is JPEG-encoded.
 
-CLI:  python -m benchmarks.outside.gen SEED [SEED ...] [--out DIR] [--draw]   writes DIR/SEED.jpg, DIR/SEED.json
-(--draw: also DIR/SEED_truth.png, a downscaled copy with the truth corners drawn)
+CLI:  python -m benchmarks.outside.gen SEED [SEED ...] [--out DIR] [--draw] [--hard]   writes DIR/SEED.jpg, DIR/SEED.json
+(--draw: also DIR/SEED_truth.png, a downscaled copy with the truth corners drawn; --hard: the hard tables
+of benchmarks/outside/hard.py)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import json
 import math
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -99,6 +101,11 @@ def spetryk_index() -> dict:
         terrain, crowns = folder.name.rsplit("_", 1)
         index[(terrain, int(crowns))] = sorted(str(p) for p in folder.iterdir())
     return index
+
+
+def spetryk_paths(label, allowed=None) -> list[str]:
+    paths = spetryk_index()[label]
+    return paths if allowed is None else [p for p in paths if p in allowed] or paths
 
 
 def board_square(name: str, r: int, c: int) -> np.ndarray:
@@ -225,9 +232,10 @@ def random_domino_tiling(n, castle, rng):
     return pieces
 
 
-def build_kingdom(rng, mode, exclude=()):
-    """Returns dict(n, grid labels, tex (n x n of 100px BGR or None), pieces, info)."""
-    names = [b for b in board_names() if b not in exclude]
+def build_kingdom(rng, mode, exclude=(), boards=None, tiles=None):
+    """Returns dict(n, grid labels, tex (n x n of 100px BGR or None), pieces, info).
+    ``boards`` / ``tiles`` restrict the board images / spetryk tile paths drawn from."""
+    names = [b for b in (board_names() if boards is None else boards) if b not in exclude]
     info = {"mode": mode}
     if mode in ("board", "board_rot"):
         name = names[rng.integers(len(names))]
@@ -251,8 +259,8 @@ def build_kingdom(rng, mode, exclude=()):
                     texs[r][c] = None
         pieces, legal = box_tiling(grid, rng)
         info["box_tiling"] = legal
-    else:  # tiled from box dominoes: "tiled7" (board squares) or "spetryk5" (other-phone tiles)
-        n = 7 if mode == "tiled7" else 5
+    else:  # tiled from box dominoes: "tiled7" (board squares) or "spetryk5"/"spetryk7" (other-phone tiles)
+        n = 7 if mode in ("tiled7", "spetryk7") else 5
         if n == 7:
             castle = [(2, 2), (2, 4), (3, 3), (3, 3), (3, 3), (4, 2), (4, 4)][rng.integers(7)]
         else:
@@ -273,22 +281,24 @@ def build_kingdom(rng, mode, exclude=()):
             for (r, c), label in zip(piece, halves, strict=False):
                 grid[r][c] = label
                 if mode == "tiled7":
-                    options = square_index()[label]
+                    options = [o for o in square_index()[label] if o[0] in names] or square_index()[label]
                     pref = [o for o in options if o[0] in favour]
                     pick = (pref or options)[rng.integers(len(pref or options))]
                     sources.add(pick[0])
                     texs[r][c] = np.ascontiguousarray(np.rot90(board_square(*pick), k))
                 else:
-                    paths = spetryk_index()[label]
+                    paths = spetryk_paths(label, tiles)
                     texs[r][c] = np.ascontiguousarray(
                         np.rot90(spetryk_square(paths[rng.integers(len(paths))]), k)
                     )
         if mode == "tiled7":
-            options = square_index()[("castle", 0)]
+            options = [o for o in square_index()[("castle", 0)] if o[0] in names] or square_index()[
+                ("castle", 0)
+            ]
             pick = options[rng.integers(len(options))]
             texs[castle[0]][castle[1]] = board_square(*pick)
         else:
-            paths = spetryk_index()[("castle", 0)]
+            paths = spetryk_paths(("castle", 0), tiles)
             texs[castle[0]][castle[1]] = spetryk_square(paths[rng.integers(len(paths))])
         pieces.append([castle])
         info.update(boards=sorted(sources), castle=list(castle))
@@ -771,6 +781,7 @@ def piece_prisms(kingdom, G, height, seam, jitter_px, px_sq, rng, side_colour):
 # the scene
 # ----------------------------------------------------------------------------------------------
 
+TALL = ("castle", "meeple")
 TABLES = [
     "wood_light",
     "wood_dark",
@@ -790,7 +801,10 @@ def choose(rng, options, p=None):
     return options[rng.choice(len(options), p=p)]
 
 
-def generate(seed: int, overrides: dict | None = None):
+def generate(seed: int, overrides: dict | None = None, scene=None):
+    """One photo and its truth. ``scene`` (benchmarks.outside.hard.HardScene) takes over the choices it
+    names (kingdom, camera, table, light, blur) and adds its objects; without it the photo is the one
+    this seed has always given."""
     rng = np.random.default_rng(seed + 7_000_003)
     ov = overrides or {}
     global SHARPEN_UPSCALED
@@ -799,13 +813,18 @@ def generate(seed: int, overrides: dict | None = None):
 
     # ---- kingdom
     mode = ov.get("mode") or choose(rng, ["board", "board_rot", "tiled7", "spetryk5"], [0.45, 0.25, 0.2, 0.1])
-    kingdom = build_kingdom(rng, mode)
+    if scene is None:
+        kingdom = build_kingdom(rng, mode)
+    else:
+        mode, kingdom = scene.kingdom(rng)
     n = kingdom["n"]
     cond["source"] = mode
     cond["grid_size"] = n
     cond["kingdom"] = kingdom["info"]
     inc = None
-    if ov.get("incomplete", rng.random() < 0.3):
+    if scene is not None:
+        inc = scene.incomplete(kingdom, rng)
+    elif ov.get("incomplete", rng.random() < 0.3):
         inc = make_incomplete(kingdom, rng)
     cond["incomplete"] = inc["kind"] if inc else "none"
     cond["removed_cells"] = inc["cells"] if inc else []
@@ -829,6 +848,12 @@ def generate(seed: int, overrides: dict | None = None):
     f = rng.uniform(0.7, 0.95) * max(W, H)
     off = rng.uniform(-0.15, 0.15, 2) * [W, H]
     height = rng.uniform(0.05, 0.10)  # tile thickness in squares (~2.5-4.5 mm)
+    tall, edge_room = 0.0, 0.02
+    if scene is not None:
+        W, H, tilt, tilt_class, frac = scene.camera(W, H, n)
+        short = min(W, H)
+        f = rng.uniform(0.7, 0.95) * max(W, H)
+        tall, edge_room = scene.tall, scene.edge_room
     for attempt in range(60):
         dist = f * n / (frac * short)
         cam = Camera(
@@ -844,8 +869,9 @@ def generate(seed: int, overrides: dict | None = None):
             off[1],
         )
         corners3 = [(0, 0), (n, 0), (n, n), (0, n)]
-        pts = cam.project([(x, y, z) for x, y in corners3 for z in (0, height)])
-        margin = 0.02 * short
+        levels = (0, height) if tall == 0 else (0, height, height + tall)
+        pts = cam.project([(x, y, z) for x, y in corners3 for z in levels])
+        margin = edge_room * short
         if (
             pts[:, 0].min() > margin
             and pts[:, 1].min() > margin
@@ -1043,6 +1069,17 @@ def generate(seed: int, overrides: dict | None = None):
             occupied.append(quad)
             clutter.append("game_box")
 
+    if scene is not None:  # the scene's own objects: edge neighbours, the 3-D castle, meeples
+        scene.add_objects(
+            SimpleNamespace(
+                rng=rng, cam=cam, W=W, H=H, n=n, G=G, Hh=Hh, height=height, seam=seam_px / px_sq,
+                jitter_px=jitter_px, px_sq=px_sq, side_colour=side_colour, kingdom=kingdom,
+                kingdom_world=kingdom_world, kingdom_img_poly=kingdom_img_poly, prisms=prisms,
+                occupied=occupied, clutter=clutter, used_boards=used_boards, cond=cond,
+                inside_fraction=inside_fraction,
+            )
+        )  # fmt: skip
+
     # ---- table
     sr = min(1.0, 2000 / max(W, H))
     wr, hr = max(2, round(W * sr)), max(2, round(H * sr))
@@ -1058,14 +1095,21 @@ def generate(seed: int, overrides: dict | None = None):
     field = Field(X, Y, rng)
     px_world = 1.0 / px_sq / sr  # world units per reduced pixel near the kingdom
     table_kind = ov.get("table") or choose(rng, TABLES)
-    table = table_texture(table_kind, field, rng, px_world)
+    if scene is not None:
+        table_kind = scene.table_kind or table_kind
+    if scene is not None and table_kind in scene.TABLES:
+        table = scene.table_texture(table_kind, field, rng, px_world)
+    else:
+        table = table_texture(table_kind, field, rng, px_world)
     cond["table"] = table_kind
     if table_kind == "photo_blur":
         blobs_on(table, rng, int(rng.integers(3, 9)), None, max(wr, hr))
         table = cv2.GaussianBlur(table, (0, 0), rng.uniform(3, 10) * max(wr, hr) / 1000)
     # mat / cutting board under the kingdom
     mat = "none"
-    if ov.get("mat", rng.random() < 0.22):
+    if scene is not None and not scene.ordinary_mat:
+        table, mat = scene.draw_sheet(table, field, rng, px_world, n)
+    elif ov.get("mat", rng.random() < 0.22):
         mat = choose(rng, ["cutting_board", "placemat"])
         margin = rng.uniform(0.3, 1.5)
         mt = rng.uniform(-0.15, 0.15) if rng.random() < 0.6 else rng.uniform(0, math.pi)
@@ -1107,7 +1151,8 @@ def generate(seed: int, overrides: dict | None = None):
     smask = cv2.GaussianBlur(smask, (0, 0), max(1.0, 0.04 * px_sq))
     img *= (1 - smask)[..., None]
     del smask
-    prisms.sort(key=lambda p: -np.linalg.norm(np.append(p.quad.mean(0), 0) - cam.C))
+    # far to near; tall scene objects (castle, meeples) after the flat ones they may lean over
+    prisms.sort(key=lambda p: (p.kind in TALL, -np.linalg.norm(np.append(p.quad.mean(0), 0) - cam.C)))
     for p in prisms:
         p.draw(img, cam, light_xy)
 
@@ -1168,14 +1213,21 @@ def generate(seed: int, overrides: dict | None = None):
     wb = np.array([1 - 0.18 * temp, 1 + rng.uniform(-0.04, 0.04), 1 + 0.18 * temp], np.float32)
     exposure = math.exp(rng.uniform(math.log(0.5), math.log(1.6)))
     exposure = ov.get("exposure", exposure)
+    wb_name = "warm" if temp > 0.35 else "cool" if temp < -0.35 else "neutral"
+    if scene is not None:
+        wb, exposure, wb_name = scene.light(wb, exposure, wb_name)
     img *= wb * exposure
-    cond["white_balance"] = "warm" if temp > 0.35 else "cool" if temp < -0.35 else "neutral"
+    cond["white_balance"] = wb_name
     cond["exposure"] = round(exposure, 2)
     cond["exposure_class"] = "dark" if exposure < 0.65 else "bright" if exposure > 1.2 else "normal"
     # blur
     res = max(W, H) / 2000
     blur = "none"
     r = rng.random()
+    if scene is not None and scene.blur_px:
+        r = 1.0  # the scene's own motion blur replaces the usual one
+        img = cv2.filter2D(img, -1, scene.blur_kernel())
+        blur = f"motion:{scene.blur_px}"
     if r < 0.25:
         sigma = rng.uniform(0.6, 2.2) * res
         if not ov.get("noblur"):
@@ -1203,6 +1255,8 @@ def generate(seed: int, overrides: dict | None = None):
     cond["light"] = light or ["plain"]
     out = np.clip(img, 0, 255).astype(np.uint8)
     del img
+    if scene is not None:
+        cond.update(scene.conditions(cond))
     q = int(ov.get("jpeg", rng.integers(55, 96)))
     cond["jpeg_quality"] = q
     ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
@@ -1304,10 +1358,18 @@ def main():
     ap.add_argument("seeds", nargs="+", type=int)
     ap.add_argument("--out", default="out/outside/samples")
     ap.add_argument("--draw", action="store_true")
+    ap.add_argument(
+        "--hard", action="store_true", help="the hard tables and conditions (benchmarks.outside.hard)"
+    )
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     for seed in args.seeds:
-        jpeg, truth = generate(seed)
+        if args.hard:
+            from benchmarks.outside import hard  # imports this module: loaded only when asked for
+
+            jpeg, truth = hard.generate(seed)
+        else:
+            jpeg, truth = generate(seed)
         Path(args.out, f"{seed}.jpg").write_bytes(jpeg)
         Path(args.out, f"{seed}.json").write_text(json.dumps(truth, indent=1))
         if args.draw:

@@ -1,6 +1,9 @@
 """Scan generated photos with the project's scanner as a user would, one JSON line per seed.
 
 python -m benchmarks.outside.run --count 150 [--start 0] [--out out/outside/results.jsonl] [--fresh]
+python -m benchmarks.outside.run --hard --split dev|heldout --count N [--start K]   (benchmarks.outside.hard;
+    seeds are the split's first seed + K .. + K+N-1, results in out/outside/hard-SPLIT.jsonl; then
+    ``python -m benchmarks.outside.summarize --results out/outside/hard-SPLIT.jsonl`` reports every class)
 
 Each photo is generated (gen.generate), handed to KingdomScanner().scan() as the JPEG bytes with
 grid="auto" (what `kingdomino scan PHOTO` and the page do), and compared with the truth:
@@ -8,6 +11,8 @@ grid="auto" (what `kingdomino scan PHOTO` and the page do), and compared with th
                order to the truth up to a turn of the grid (the truth grid is turned the same way)
   squares      terrain / crowns wrong, and how many of the wrong squares the scanner flagged
   score        scanned base score vs the truth base score
+  frame_note   the scan said its frame may be wrong (a note on the frame, the grid or another kingdom)
+  path         the locator's path, when ScanResult has one
 Exceptions are recorded with their type and first line. Resumable: seeds already in --out are skipped.
 """
 
@@ -24,6 +29,25 @@ import numpy as np
 from benchmarks.outside import gen
 
 TOLERANCE = 0.25
+#: Words of a note that warns about the frame rather than the squares.
+FRAME_WORDS = ("frame", "grid", "corner", "more than one kingdom")
+
+
+def frame_noted(result, notes) -> bool:
+    if any(getattr(result, name, None) for name in ("frame_note", "frame_unsure", "frame_doubt")):
+        return True
+    return any(word in note.lower() for note in notes for word in FRAME_WORDS)
+
+
+def plain(value):
+    """A JSON-friendly copy of a path attribute (strings, numbers, lists, dicts, enums, dataclasses)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    return getattr(value, "name", None) or getattr(value, "value", None) or str(value)
 
 
 def corner_errors(found, truth, n):
@@ -32,11 +56,16 @@ def corner_errors(found, truth, n):
     return np.linalg.norm(found - truth, axis=1) / square
 
 
-def scan_one(scanner, seed):
+def scan_one(scanner, seed, hard=False):
     from scanner.errors import ScanError
 
     t0 = time.perf_counter()
-    jpeg, truth = gen.generate(seed)
+    if hard:
+        from benchmarks.outside import hard as hard_scenes
+
+        jpeg, truth = hard_scenes.generate(seed)
+    else:
+        jpeg, truth = gen.generate(seed)
     gen_seconds = time.perf_counter() - t0
     n = truth["grid_size"]
     rec = {
@@ -48,12 +77,14 @@ def scan_one(scanner, seed):
         "jpeg_bytes": len(jpeg),
         "gen_seconds": round(gen_seconds, 2),
     }
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     try:
         result = scanner.scan(jpeg, grid="auto", name=f"seed-{seed}.jpg")
     except ScanError as error:
         rec.update(
-            scan_seconds=round(time.perf_counter() - t0, 2),
+            scan_seconds=round(time.perf_counter() - t0, 3),
+            scan_cpu_seconds=round(time.process_time() - cpu0, 3),
+            path=plain(getattr(error, "path", None)),
             error_type=type(error).__name__,
             error=(str(error).splitlines() or [""])[0],
             located=False,
@@ -63,7 +94,7 @@ def scan_one(scanner, seed):
         return rec
     except Exception as error:  # not a typed scanner error: a crash
         rec.update(
-            scan_seconds=round(time.perf_counter() - t0, 2),
+            scan_seconds=round(time.perf_counter() - t0, 3),
             error_type="CRASH:" + type(error).__name__,
             error=str(error).splitlines()[0] if str(error) else "",
             traceback=traceback.format_exc()[-2000:],
@@ -72,7 +103,12 @@ def scan_one(scanner, seed):
             outcome="crash",
         )
         return rec
-    rec["scan_seconds"] = round(time.perf_counter() - t0, 2)
+    rec["scan_seconds"] = round(time.perf_counter() - t0, 3)
+    rec["scan_cpu_seconds"] = round(
+        time.process_time() - cpu0, 3
+    )  # all threads: steadier on a shared machine
+    rec["path"] = plain(getattr(result, "path", None))
+    rec["frame_note"] = frame_noted(result, result.notes)
     m = result.grid_size
     corners = np.asarray(result.corners, float)
     rec.update(
@@ -149,7 +185,18 @@ def main():
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--out", default=str(Path("out") / "outside" / "results.jsonl"))
     ap.add_argument("--fresh", action="store_true", help="start a new results file")
+    ap.add_argument(
+        "--hard", action="store_true", help="the hard tables and conditions (benchmarks.outside.hard)"
+    )
+    ap.add_argument("--split", choices=("dev", "heldout"), default="dev", help="with --hard: the seed range")
     args = ap.parse_args()
+    first = args.start
+    if args.hard:
+        from benchmarks.outside.hard import SPLITS
+
+        first = SPLITS[args.split] + args.start
+        if args.out == ap.get_default("out"):
+            args.out = str(Path("out") / "outside" / f"hard-{args.split}.jsonl")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
@@ -163,10 +210,10 @@ def main():
 
     scanner = KingdomScanner()
     with out.open("a") as fh:
-        for seed in range(args.start, args.start + args.count):
+        for seed in range(first, first + args.count):
             if seed in done:
                 continue
-            rec = scan_one(scanner, seed)
+            rec = scan_one(scanner, seed, args.hard)
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             c = rec["conditions"]
@@ -174,7 +221,8 @@ def main():
                 f"seed {seed:4d} {rec['outcome']:<16} n={rec['truth_grid_size']} read={rec.get('grid_size')} "
                 f"err={rec.get('max_corner_error')} wrong={rec.get('squares_wrong')} "
                 f"score {rec.get('scanned_base')}/{rec['truth_base']} {rec['scan_seconds']}s "
-                f"[{c['table']}, tilt {c['tilt']}, frac {c['kingdom_frac']}, {','.join(c['clutter'])}] "
+                f"[{c.get('hard_class', '')} {c['table']}, tilt {c['tilt']}, frac {c['kingdom_frac']}, "
+                f"{','.join(c['clutter'])}] "
                 f"{rec.get('error', '')}",
                 flush=True,
             )

@@ -1,11 +1,13 @@
 """Summarise out/outside/results.jsonl and draw the failing scenes.
 
-python -m benchmarks.outside.summarize [--results FILE [FILE ...]] [--no-images]
+python -m benchmarks.outside.summarize [--results FILE [FILE ...]] [--no-images] [--json-out FILE]
 
 Prints overall counts, a breakdown by every recorded condition, and the failing seeds with their
 conditions. A seed "fails" when the kingdom is not located, the base score is wrong, or any square
 is misread. Writes out/outside/fail/seed_NNNN.png (truth frame green, scanner frame red, TL corners
 marked with a dot, misread squares labelled truth>read, '!' = not flagged) and fail/sheet_K.png.
+Photos of the hard tables (benchmarks.outside.hard) are first reported per condition class and per tag
+(``hard_figures``); --json-out writes those figures.
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ def groupers():
             "tilt",
             lambda r: [
                 c(r)["tilt_class"]
-                + {"overhead": " 0-5", "mild": " 5-20", "strong": " 20-35"}[c(r)["tilt_class"]]
+                + {"overhead": " 0-5", "mild": " 5-20", "strong": " 20-35", "steep": " 35-55"}[
+                    c(r)["tilt_class"]
+                ]
             ],
         ),
         (
@@ -93,6 +97,106 @@ def groupers():
         ("seams", lambda r: ["seams" if c(r)["seam_px"] > 0 else "no seams"]),
         ("jitter", lambda r: ["jitter" if c(r)["jitter_px"] > 0 else "no jitter"]),
     ]
+
+
+def hard_figures(rows) -> dict:
+    """The hard bench's figures of a group of photos (see benchmarks/outside/README.md)."""
+    n = len(rows)
+    located = [r for r in rows if r["located"]]
+    squares = sum(r["truth_grid_size"] ** 2 for r in located)
+    wrong = sum(r.get("squares_wrong") or 0 for r in located)
+    unflagged = sum(r.get("wrong_unflagged") or 0 for r in located)
+    flagged = sum(r.get("flagged_total") or 0 for r in located)
+    framed_wrong = [r for r in rows if r["outcome"] in ("not_located", "wrong_grid_size")]
+    secs = sorted(r["scan_seconds"] for r in rows)
+    cpu = sorted(r["scan_cpu_seconds"] for r in rows if "scan_cpu_seconds" in r)
+    paths: dict = defaultdict(int)
+    for r in rows:
+        if r.get("path") is not None:
+            paths[json.dumps(r["path"]) if not isinstance(r["path"], str) else r["path"]] += 1
+    return {
+        "photos": n,
+        "located": len(located),
+        "located_pct": round(100 * len(located) / n, 1) if n else None,
+        "wrong_frame": len(framed_wrong),
+        "wrong_frame_unnoted": sum(not r.get("frame_note") for r in framed_wrong),
+        "wrong_frame_unnoted_pct": round(100 * sum(not r.get("frame_note") for r in framed_wrong) / n, 1)
+        if n
+        else None,
+        "refused": sum(r["outcome"] == "error" for r in rows),
+        "crashed": sum(r["outcome"] == "crash" for r in rows),
+        "exact_among_located": sum(r["exact_score"] for r in located),
+        "exact_among_located_pct": round(100 * sum(r["exact_score"] for r in located) / len(located), 1)
+        if located
+        else None,
+        "squares_located": squares,
+        "misread": wrong,
+        "misread_pct": round(100 * wrong / squares, 2) if squares else None,
+        "misread_unflagged": unflagged,
+        "misread_unflagged_pct": round(100 * unflagged / squares, 2) if squares else None,
+        "flagged_pct": round(100 * flagged / squares, 1) if squares else None,
+        "seconds_mean": round(float(np.mean(secs)), 2) if secs else None,
+        "seconds_p90": round(float(np.percentile(secs, 90)), 2) if secs else None,
+        "seconds_max": round(max(secs), 2) if secs else None,
+        "cpu_seconds_mean": round(float(np.mean(cpu)), 2) if cpu else None,
+        "cpu_seconds_p90": round(float(np.percentile(cpu, 90)), 2) if cpu else None,
+        "cpu_seconds_max": round(max(cpu), 2) if cpu else None,
+        "paths": dict(paths),
+    }
+
+
+HARD_HEADER = (
+    f"{'':<22}{'n':>4}{'located':>11}{'wrongFr':>8}{'unnoted':>8}{'refused':>8}{'exact/loc':>11}"
+    f"{'misread%':>9}{'unflag%':>8}{'flag%':>7}{'s mean':>7}{'p90':>6}{'max':>6}{'cpu mean':>9}{'p90':>6}{'max':>6}"
+)
+
+
+def hard_line(label, f):
+    pct = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
+    exact = f"{f['exact_among_located']}/{f['located']}"
+    return (
+        f"{label:<22}{f['photos']:>4}{f['located']:>5} ({pct(f['located_pct']):>4})"
+        f"{f['wrong_frame']:>8}{f['wrong_frame_unnoted']:>8}{f['refused'] + f['crashed']:>8}{exact:>11}"
+        f"{pct(f['misread_pct']):>9}{pct(f['misread_unflagged_pct']):>8}{pct(f['flagged_pct']):>7}"
+        f"{f['seconds_mean'] or 0:>7.2f}{f['seconds_p90'] or 0:>6.2f}{f['seconds_max'] or 0:>6.2f}"
+        f"{f['cpu_seconds_mean'] or 0:>9.2f}{f['cpu_seconds_p90'] or 0:>6.2f}{f['cpu_seconds_max'] or 0:>6.2f}"
+    )
+
+
+def hard_report(rows) -> dict:
+    """Print and return the hard bench's figures: overall, per condition class and per tag."""
+    by_class, by_tag = defaultdict(list), defaultdict(list)
+    for r in rows:
+        by_class[r["conditions"]["hard_class"]].append(r)
+        for tag in r["conditions"].get("hard_tags", []):
+            by_tag[tag].append(r)
+    report = {
+        "overall": hard_figures(rows),
+        "classes": {k: hard_figures(v) for k, v in sorted(by_class.items())},
+        "tags": {k: hard_figures(v) for k, v in sorted(by_tag.items())},
+    }
+    print(
+        "Hard tables: located = all corners within 1/4 square; wrongFr = a frame returned but not located "
+        "(unnoted: without a note on the frame); exact/loc = exact base score among located; misread%, "
+        "unflag% (misread and not flagged), flag% = of the squares of located photos; seconds per scan "
+        "(wall clock, and CPU of all the scan's threads)"
+    )
+    print(HARD_HEADER)
+    print(hard_line("overall", report["overall"]))
+    print("-- by condition class")
+    for k, f in report["classes"].items():
+        print(hard_line(k, f))
+    print("-- by tag (a photo has several)")
+    for k, f in report["tags"].items():
+        print(hard_line(k, f))
+    paths = report["overall"]["paths"]
+    if paths:
+        print(
+            "-- locator paths: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(paths.items(), key=lambda kv: -kv[1]))
+        )
+    print()
+    return report
 
 
 def stats(rows):
@@ -203,12 +307,15 @@ def print_categories(rows):
 def draw_failures(rows, outdir):
     import cv2
 
-    from benchmarks.outside import gen
+    from benchmarks.outside import gen, hard
 
     outdir.mkdir(parents=True, exist_ok=True)
     thumbs = []
     for r in rows:
-        jpeg, truth = gen.generate(r["seed"])
+        if r["conditions"].get("hard"):
+            jpeg, truth = hard.generate(r["seed"])
+        else:
+            jpeg, truth = gen.generate(r["seed"])
         image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
         s = 1100 / max(image.shape[:2])
         small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
@@ -260,11 +367,17 @@ def main():
     )
     ap.add_argument("--no-images", action="store_true")
     ap.add_argument("--fail-dir", default=str(OUT / "fail"))
+    ap.add_argument("--json-out", help="write the hard bench's figures (overall, per class, per tag) here")
     args = ap.parse_args()
     rows = [
         json.loads(line) for f in args.results for line in Path(f).read_text().splitlines() if line.strip()
     ]
     rows.sort(key=lambda r: r["seed"])
+    hard_rows = [r for r in rows if r["conditions"].get("hard")]
+    if hard_rows:
+        report = hard_report(hard_rows)
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps(report, indent=1))
     n, located, exact_loc, exact, perfect, misread_scenes, wrong, unflag = stats(rows)
     squares = sum(r["truth_grid_size"] ** 2 for r in rows if r["located"])
     print(f"Scenes: {n} (seeds {rows[0]['seed']}..{rows[-1]['seed']})")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import resource
+import struct
+import time
+import zlib
 from pathlib import Path
 
 import cv2
@@ -11,8 +15,16 @@ import pytest
 from PIL import Image, ImageOps
 
 from scanner.errors import PhotoError
-from scanner.imageio import ALPHA_BACKGROUND_BGR, MAX_PIXELS, Photo, downscale, load_photo
-from tests.support.photo_files import animated, forged_png
+from scanner.imageio import (
+    ALPHA_BACKGROUND_BGR,
+    FREE_DECODE_BYTES,
+    MAX_PIXELS,
+    Photo,
+    check_photo,
+    downscale,
+    load_photo,
+)
+from tests.support.photo_files import animated, forged_png, png_chunk
 
 RED, GREEN, BLUE, WHITE = (0, 0, 255), (0, 255, 0), (255, 0, 0), (255, 255, 255)
 
@@ -93,6 +105,58 @@ def test_pixel_limit_sits_between_48_mp_and_pillow_warning() -> None:
     assert "10000×7000" in over and "limit" in over
     under = error_of(forged_png(8_000, 6_000))  # 48 MP passes the size check, then fails as damaged data
     assert "too large" not in under
+
+
+def flat_png(width: int, height: int, colour: bytes = b"\x28\x78\xc8") -> bytes:
+    """A valid one-colour RGB PNG, compressed row by row so the test never holds its pixels."""
+    packer = zlib.compressobj(9)
+    row = b"\x00" + colour * width
+    body = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", body) + png_chunk(b"IEND", b"")
+    )
+
+
+def test_flat_colour_png_of_59_megapixels_is_refused_cheaply() -> None:
+    data = flat_png(7700, 7700)  # under the pixel limit, a few hundred KB
+    assert len(data) < 1_000_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    with pytest.raises(PhotoError) as caught:
+        load_photo(data, max_side=2000)
+    seconds = time.perf_counter() - start
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    message = str(caught.value)
+    assert "7700×7700" in message and "unpack" in message and "\n" not in message
+    assert "too large" not in message  # the pixel count is allowed; the bytes are what give it away
+    assert seconds < 0.5 and grown_mb < 50, (seconds, grown_mb)
+
+
+def test_check_photo_refuses_from_the_header_alone() -> None:
+    with pytest.raises(PhotoError, match="unpack"):
+        check_photo(flat_png(7700, 7700), max_side=2000)
+    with pytest.raises(PhotoError, match="too large"):
+        check_photo(forged_png(10_000, 7_000))
+    with pytest.raises(PhotoError, match="text file"):
+        check_photo(b"a shopping list\n")
+    check_photo(encode(upright_quadrants(), "JPEG"), max_side=2000)
+    check_photo(forged_png(64, 48))  # damaged pixels are the decoder's to find
+
+
+def test_flat_colour_png_within_the_free_allowance_still_opens() -> None:
+    side = int((FREE_DECODE_BYTES / 3) ** 0.5) - 8  # a tiny file, but it unpacks to less than the allowance
+    photo = load_photo(flat_png(side, side), max_side=500)
+    assert photo.image.shape == (500, 500, 3) and tuple(photo.image[10, 10]) == (200, 120, 40)
+
+
+def test_photo_saved_as_png_is_not_taken_for_a_bomb() -> None:
+    rng = np.random.default_rng(3)
+    texture = cv2.resize(rng.integers(0, 256, (300, 400, 3), np.uint8), (5200, 4400))  # 23 MP, smooth
+    ok, png = cv2.imencode(".png", texture, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    assert texture.nbytes > FREE_DECODE_BYTES  # past the allowance: the ratio decides
+    photo = load_photo(png.tobytes(), max_side=2000)
+    assert photo.image.shape == (1692, 2000, 3) and photo.original_size == (5200, 4400)
 
 
 @pytest.mark.parametrize("image_format", ["GIF", "PNG", "WEBP"])
@@ -229,3 +293,16 @@ def test_downscale() -> None:
     assert small.shape == (750, 1000, 3) and scale == 0.25
     same, unit = downscale(small, 2000)
     assert same is small and unit == 1.0
+
+
+@pytest.mark.parametrize("image_format", ["HEIF", "TIFF"])
+def test_reduced_copy_of_a_pillow_format_matches_the_full_decode(image_format: str) -> None:
+    rng = np.random.default_rng(5)
+    image = cv2.resize(
+        rng.integers(0, 256, (30, 40, 3), np.uint8), (2400, 1800), interpolation=cv2.INTER_CUBIC
+    )
+    data = encode(image, image_format, **({"quality": 95} if image_format == "HEIF" else {}))
+    reduced = load_photo(data, max_side=600)
+    full, _ = downscale(load_photo(data).image, 600)
+    assert reduced.image.shape == full.shape == (450, 600, 3) and reduced.original_size == (2400, 1800)
+    assert np.abs(reduced.image.astype(int) - full.astype(int)).max() <= 2
