@@ -452,6 +452,9 @@ def test_bad_game_files_are_refused_in_one_line(change, message, tmp_path: Path)
 
 
 def test_url_forms_and_the_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import DB_ENV as TESTS_DB_ENV
+
+    assert TESTS_DB_ENV == DB_ENV  # the tests' throwaway database is set under the store's variable
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.delenv(DB_ENV, raising=False)
     assert default_path() == tmp_path / "data" / "kingdomino-scanner" / "games.sqlite3"
