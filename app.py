@@ -8,6 +8,7 @@ by one call, and each rerun draws the current state. Run with ``streamlit run ap
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,15 @@ from kingdomino.ranking import EDITIONS
 from kingdomino.scoring import ScoreReport
 from page import accept, frame, views
 from page.persistence import valid_code
+from page.store import DB_ENV, GameStore
 from scanner.errors import ScanError
 
 ROOT = Path(__file__).resolve().parent
 SAMPLE_PHOTOS = (ROOT / "data/samples/sample_table.jpg", ROOT / "data/real/boards/1.jpg")
+#: Past games listed in the game settings.
+HISTORY_GAMES = 20
+#: Tries of a change when other phones keep saving the same game in between.
+SAVE_ATTEMPTS = 3
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 GRID_LABELS = {"auto": "Auto", 5: "5×5", 7: "7×7"}
 EDITION_LABELS = {"second": "Second edition (ties share)", "nordic": "Nordic (crowns break ties)"}
@@ -79,10 +85,16 @@ def load_scanner() -> tuple[object | None, str]:
         return None, f"the photo scanner could not start ({reason})"
 
 
+def game_storage() -> page.StoreStorage:
+    """Where games are kept between page loads: the game store at $KINGDOMINO_DB (an SQLite file by
+    default, PostgreSQL to share games between several page servers)."""
+    return _open_storage(os.environ.get(DB_ENV, ""))
+
+
 @st.cache_resource(show_spinner=False)
-def game_storage() -> page.GameStorage:
-    """Where games are kept between page loads (one per server process)."""
-    return page.MemoryStorage()
+def _open_storage(url: str) -> page.StoreStorage:
+    """One game store per server process (and database URL)."""
+    return page.StoreStorage(GameStore.open(url))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -128,58 +140,74 @@ def fresh_state() -> page.PageState:
 
 def state() -> page.PageState:
     """The game named by the URL's code: this session's copy, refreshed when another page saved it."""
-    storage, code = game_storage(), st.query_params.get("game")
-    session = st.session_state
+    code, session = st.query_params.get("game"), st.session_state
     if "page" in session and session.get("code") == code:
-        if storage.version(code) != session.get("version"):
+        if stored_version(code) not in (None, session.get("version")):
             reload(code)
         return session.page
-    loaded, message = page.open_game(storage, code)
+    loaded, message = page.open_game(game_storage(), code)
     if loaded is None:
         code = code if valid_code(code) and not message else page.new_code()
         loaded = fresh_state()
         st.query_params["game"] = code
-    session.page, session.code, session.epoch = loaded, code, session.get("epoch", 0) + 1
-    if storage.version(code) == 0:
-        save()
-    else:
-        session.version = storage.version(code)
+    # A game not stored yet (version 0) is stored by its first change, so an untouched demo keeps no row.
+    session.page, session.code, session.version = loaded, code, loaded.stored_version
+    session.epoch = session.get("epoch", 0) + 1
     loaded.notice = message or loaded.notice
     return loaded
 
 
-def reload(code: str) -> None:
-    """Another page changed the game: take its state (each change is saved whole, the last one wins),
-    keeping this page's own view of it (game, player, selected square, editor mode)."""
+def stored_version(code: str) -> int | None:
+    """The stored game's version (0: none yet), None when the store cannot say (the page carries on)."""
+    try:
+        return game_storage().version(code)
+    except Exception:  # noqa: BLE001 - a store out of reach must not take the page down
+        return None
+
+
+def reload(code: str) -> bool:
+    """Another page changed the game: take its state, keeping this page's own view of it (game, player,
+    selected square, editor mode). False when it could not be loaded (this page's copy stays)."""
     loaded, _ = page.open_game(game_storage(), code)
-    if loaded is not None:
-        page.state.carry_view(st.session_state.page, loaded)
-        st.session_state.page = loaded
-        st.session_state.version = game_storage().version(code)
+    if loaded is None:
+        return False
+    page.state.carry_view(st.session_state.page, loaded)
+    st.session_state.page, st.session_state.version = loaded, loaded.stored_version
+    return True
 
 
 def changes(action: Callable[..., object]) -> Callable[..., None]:
-    """A callback that changes the game: take any newer saved state first, act, then save."""
+    """A callback that changes the game: take any newer saved state first, act, then save. When another
+    phone saved in between, its game is taken and the change made again on it, so neither is lost."""
 
     def callback(*args: Any) -> None:
         session = st.session_state
-        if game_storage().version(session.code) != session.get("version"):
-            reload(session.code)
-        session.edit_note = ""
-        action(*args)
-        save()
+        for _ in range(SAVE_ATTEMPTS):
+            if stored_version(session.code) not in (None, session.get("version")) and not reload(
+                session.code
+            ):
+                break
+            session.edit_note = ""
+            action(*args)
+            if save():
+                return
+        session.page.notice = "another phone changed the game at the same moment: check your last change"
 
     return callback
 
 
-def save() -> None:
-    """Keep the game (one call on every change); a store that fails says so and the page carries on."""
+def save() -> bool:
+    """Keep the game (one call on every change): False when another phone changed it first (nothing
+    saved). A store that fails says so and the page carries on with its own copy."""
     session = st.session_state
     try:
-        session.version = game_storage().save(session.code, session.page)
+        session.version = game_storage().save(session.code, session.page, session.get("version", 0))
+    except page.VersionConflict:
+        return False
     except Exception as error:  # noqa: BLE001 - the game stays in this page; only keeping it failed
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         session.page.notice = f"the game could not be saved ({reason}); it is kept in this page only"
+    return True
 
 
 def key(name: str) -> str:
@@ -311,8 +339,9 @@ def on_remove_player() -> None:
 def on_settings() -> None:
     s = st.session_state.page
     s.edition = st.session_state.edition_choice
-    s.game.harmony = st.session_state[key("harmony")]
-    s.game.middle_kingdom = st.session_state[key("middle")]
+    for game in s.games:  # game-wide, as the store keeps them
+        game.harmony = st.session_state[key("harmony")]
+        game.middle_kingdom = st.session_state[key("middle")]
 
 
 @changes
@@ -477,9 +506,33 @@ def show_settings(s: page.PageState) -> None:
             f"Start game {len(s.games) + 1} of a Dynasty", on_click=on_switch_game, args=(page.new_game,)
         )
     st.caption(
-        f"Game code **{st.session_state.code}**: open this page's address on another phone to share it."
+        f"Game code **{st.session_state.code}**: open this page's address on another phone to share it. "
+        f"Games are kept in {where_games_are_kept()}."
     )
     show_files(s)
+    show_history()
+
+
+def where_games_are_kept() -> str:
+    store = game_storage().store
+    # A file this server had to make: a first start, or a database that went missing.
+    return store.where + (
+        " (new: there was no game database when this server started)" if store.created else ""
+    )
+
+
+def show_history() -> None:
+    """Past games of this server, the most recent first, with their winners; a link opens one."""
+    st.markdown("**Past games**")
+    try:
+        played = [g for g in game_storage().store.history(limit=HISTORY_GAMES) if g.kingdoms]
+    except Exception as error:  # noqa: BLE001 - the history is a convenience: the page carries on
+        st.caption(f"The game history is out of reach ({views.first_line(error)}).")
+        return
+    if not played:
+        st.caption("No game with a kingdom yet.")
+    for game in played:
+        st.markdown(views.history_line(game))
 
 
 def show_files(s: page.PageState) -> None:
@@ -548,6 +601,9 @@ def show_photo_box(s: page.PageState) -> None:
 
 def show_messages(s: page.PageState) -> None:
     player = s.player
+    store_warning = game_storage().store.warning
+    if store_warning:
+        st.warning(f"Game database: {store_warning}.", icon=":material/database:")
     if s.notice:
         st.warning(s.notice)
     if player.demo:

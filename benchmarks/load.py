@@ -35,6 +35,8 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from page.store.settings import DB_ENV
+
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO_SIZE = (4000, 3000)
 FIRST_SEED = 71_000
@@ -126,7 +128,9 @@ def start_server(app: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
     command = [sys.executable, "-m", "streamlit", "run", str(app)]
     command += [part for name, value in options.items() for part in (f"--{name}", value)]
     log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=app.parent, stdout=log, stderr=subprocess.STDOUT)
+    # The load test's games go to a database of its own, beside its log, never the player's.
+    env = {**os.environ, DB_ENV: f"sqlite:///{log_path.resolve().parent / 'load-games.sqlite3'}"}
+    process = subprocess.Popen(command, cwd=app.parent, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     import requests

@@ -2,7 +2,9 @@
 
 state (players, games, corrections, undo) · accept (a scan result, a failed reading, a refused file) ·
 frame (placing the frame by hand) · views (scores, scoreboard, rankings, wording) · drawing ·
-gamefile (the game file and the full record) · training (training-data export) · persistence.
+gamefile (the game file and the full record) · training (training-data export) · persistence (what the
+page needs to keep a game) · storage (the page's games in the game store) · store (the game store) ·
+edits (corrections and the game file's boards, shared by the page and the store).
 """
 
 from page.accept import accept_demo, accept_failure, accept_scan, refuse
@@ -36,6 +38,8 @@ from page.state import (
     set_terrain,
     undo,
 )
+from page.storage import StoreStorage
+from page.store import VersionConflict
 from page.training import export_training_zip
 from page.views import score_player, scoreboard, winner_line
 
@@ -50,6 +54,8 @@ __all__ = [
     "MemoryStorage",
     "PageState",
     "PlayerKingdom",
+    "StoreStorage",
+    "VersionConflict",
     "accept_demo",
     "accept_failure",
     "accept_scan",

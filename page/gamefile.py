@@ -8,57 +8,52 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from kingdomino.board import BoardFormatError, Kingdom, Square, Terrain
-from kingdomino.labels import SquareReading
-from kingdomino.ranking import EDITIONS
-from page.state import (
-    GRID_CHOICES,
-    MAX_GAMES,
-    Edit,
+from kingdomino.board import BoardFormatError, Square
+from page.edits import (
+    FileBoard,
     GameFileError,
-    GameSession,
-    PageState,
-    PlayerKingdom,
-    clamp_selection,
+    board_from_dict,
+    game_file_dict,
+    game_file_games,
+    invalid_board,
+    read_json,
 )
+from page.state import GRID_CHOICES, GameSession, PageState, PlayerKingdom, clamp_selection
 
-GAME_FORMAT = "kingdomino-scanner/game"
-GAME_FORMAT_VERSION = 1
 #: The images of a full record: player attribute -> blob kind.
 IMAGE_FIELDS = ("photo", "preview_jpeg", "rectified_jpeg")
 
 
+def file_board(player: PlayerKingdom) -> FileBoard:
+    """A player's board as the game file holds it."""
+    return FileBoard(
+        player.name,
+        player.base,
+        tuple(player.edits),
+        player.from_scan,
+        player.readings,
+        player.flagged,
+        player.source,
+        player.message,
+    )
+
+
 def player_to_dict(player: PlayerKingdom) -> dict:
     """A player as the game file holds it."""
-    return {
-        "name": player.name,
-        "source": player.source,
-        "from_scan": player.from_scan,
-        "scanned": player.base.to_dict() if player.base is not None else None,
-        "corrections": [edit.to_dict() for edit in player.edits],
-        "kingdom": player.kingdom.to_dict() if player.kingdom is not None else None,
-        "readings": [[r.to_dict() for r in row] for row in player.readings] if player.readings else None,
-        "flagged": [list(row) for row in player.flagged] if player.flagged else None,
-        "message": player.message,
-    }
+    return file_board(player).to_dict()
 
 
 def _state_dict(state: PageState, player_dict) -> dict:
-    return {
-        "format": GAME_FORMAT,
-        "version": GAME_FORMAT_VERSION,
-        "edition": state.edition,
-        "current_game": state.current_game,
-        "games": [
-            {
-                "harmony": game.harmony,
-                "middle_kingdom": game.middle_kingdom,
-                "current_player": game.current_player,
-                "players": [player_dict(p) for p in game.players],
-            }
-            for game in state.games
-        ],
-    }
+    games = [
+        {
+            "harmony": game.harmony,
+            "middle_kingdom": game.middle_kingdom,
+            "current_player": game.current_player,
+            "players": [player_dict(p) for p in game.players],
+        }
+        for game in state.games
+    ]
+    return game_file_dict(state.edition, state.current_game, games)
 
 
 def export_game(state: PageState) -> str:
@@ -68,39 +63,25 @@ def export_game(state: PageState) -> str:
 
 def import_game(text: str | bytes) -> PageState:
     """Read a game file written by export_game; raises GameFileError with a one-line reason."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise GameFileError(f"not a game file (invalid JSON: {getattr(error, 'msg', error)})") from None
-    return state_from_dict(data, {})
+    return state_from_dict(read_json(text), {})
 
 
 def state_from_dict(data: Any, blobs: dict[str, bytes]) -> PageState:
     """A page state from a game file's data or a full record (with its blobs)."""
-    if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
-        raise GameFileError("not a game file of this page (format field missing)")
-    if data.get("version") != GAME_FORMAT_VERSION:
-        raise GameFileError(f"unsupported game file version {data.get('version')!r}")
-    games = data.get("games")
-    if not isinstance(games, list) or not 1 <= len(games) <= MAX_GAMES:
-        raise GameFileError(f"a game file holds 1 to {MAX_GAMES} games")
-    state = PageState(games=[], edition=data.get("edition") if data.get("edition") in EDITIONS else "second")
+    edition, games = game_file_games(data)
+    state = PageState(games=[], edition=edition)
     try:
         for g, game_data in enumerate(games, start=1):
-            if not isinstance(game_data, dict) or not isinstance(game_data.get("players"), list):
-                raise GameFileError(f"game {g}: players missing")
             players = [
                 player_from_dict(p, f"game {g}, player {i}", blobs)
                 for i, p in enumerate(game_data["players"], 1)
             ]
-            if not players:
-                raise GameFileError(f"game {g} has no players")
             game = GameSession(players, bool(game_data.get("harmony")), bool(game_data.get("middle_kingdom")))
             current = game_data.get("current_player", 0)
             game.current_player = current if isinstance(current, int) and 0 <= current < len(players) else 0
             state.games.append(game)
     except BoardFormatError as error:
-        raise GameFileError(f"a board in the game file is invalid: {error}") from None
+        raise invalid_board(error) from None
     current = data.get("current_game", 0)
     state.current_game = current if isinstance(current, int) and 0 <= current < len(state.games) else 0
     clamp_selection(state)
@@ -108,43 +89,13 @@ def state_from_dict(data: Any, blobs: dict[str, bytes]) -> PageState:
 
 
 def player_from_dict(data: Any, where: str, blobs: dict[str, bytes] | None = None) -> PlayerKingdom:
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"].strip():
-        raise GameFileError(f"{where}: each player needs a name")
-    player = PlayerKingdom(data["name"].strip(), source=str(data.get("source", "")))
-    player.message = str(data.get("message", ""))
-    player.from_scan = bool(data.get("from_scan", False))
-    if data.get("scanned") is not None:
-        player.base = Kingdom.from_dict(data["scanned"])
-    edits = data.get("corrections", [])
-    if not isinstance(edits, list):
-        raise GameFileError(f"{where}: corrections must be a list")
-    player.edits = [Edit.from_dict(edit) for edit in edits]
-    _readings_from(player, data, where)
-    saved = data.get("kingdom")
-    if saved is not None and player.kingdom != Kingdom.from_dict(saved):
-        raise GameFileError(f"{where}: the corrections do not lead to the saved kingdom")
+    board = board_from_dict(data, where)
+    player = PlayerKingdom(board.name, board.base, board.from_scan, source=board.source)
+    player.edits, player.message = list(board.edits), board.message
+    player.readings, player.flagged = board.readings, board.flagged
     if "record" in data:
         _record_from(player, data["record"], where, blobs or {})
     return player
-
-
-def _readings_from(player: PlayerKingdom, data: dict, where: str) -> None:
-    readings = data.get("readings")
-    if readings is None or player.base is None:
-        return
-    try:
-        player.readings = tuple(
-            tuple(SquareReading(Terrain(r["terrain"]), int(r["crowns"]), float(r["confidence"])) for r in row)
-            for row in readings
-        )
-    except (TypeError, KeyError, ValueError):
-        raise GameFileError(f"{where}: unreadable square readings") from None
-    flagged = data.get("flagged") or [[False] * len(row) for row in readings]
-    player.flagged = tuple(tuple(bool(v) for v in row) for row in flagged)
-    if any(len(row) != player.base.grid_size for row in (*player.readings, *player.flagged)) or not (
-        len(player.readings) == len(player.flagged) == player.base.grid_size
-    ):
-        raise GameFileError(f"{where}: square readings do not match the board size")
 
 
 # --- the full record a game store keeps -------------------------------------------------------

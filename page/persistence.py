@@ -1,10 +1,9 @@
 """Keeping a game between page loads: one call saves the page on every change, one call opens the game
 named by the code in the page's URL.
 
-``GameStorage`` is what the page needs from a game store; ``MemoryStorage`` keeps games in this server
-process (a reload or a second tab on the same URL finds the game; a server restart loses it). A database
-store plugs in by offering the same three methods (or by an adapter around it); the full record of a page
-(``page.gamefile.state_record``: a JSON-able dict plus its images by content hash) is what it keeps.
+``GameStorage`` is what the page needs from a game store; the page runs on ``page.storage.StoreStorage``
+(the game store, page.store: SQLite or PostgreSQL). ``MemoryStorage`` keeps games in this process as the
+full record of a page (``page.gamefile.state_record``), for tests and tools.
 """
 
 from __future__ import annotations
@@ -15,8 +14,10 @@ import secrets
 import threading
 from typing import Protocol
 
+from page.edits import GameFileError
 from page.gamefile import state_from_record, state_record
-from page.state import GameFileError, PageState
+from page.state import PageState
+from page.store import VersionConflict
 
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud across a table
 CODE_LENGTH = 6
@@ -29,8 +30,10 @@ class GameStorage(Protocol):
     def load(self, code: str) -> PageState | None:
         """The stored game, or None when there is none under this code."""
 
-    def save(self, code: str, state: PageState) -> int:
-        """Store the page's state; returns the game's new version."""
+    def save(self, code: str, state: PageState, expected: int | None = None) -> int:
+        """Store the page's state; returns the game's new version. With ``expected`` (the version the
+        page loaded, 0 for a game not stored yet) raises VersionConflict, saving nothing, when another
+        page saved the game in between."""
 
     def version(self, code: str) -> int:
         """The game's version (0 when none is stored): another phone's save raises it."""
@@ -48,16 +51,20 @@ class MemoryStorage:
             stored = self._games.get(code)
         if stored is None:
             return None
-        _, text, blobs = stored
-        return state_from_record(json.loads(text), blobs)
+        version, text, blobs = stored
+        state = state_from_record(json.loads(text), blobs)
+        state.stored_version = version
+        return state
 
-    def save(self, code: str, state: PageState) -> int:
+    def save(self, code: str, state: PageState, expected: int | None = None) -> int:
         data, blobs = state_record(state)
         text = json.dumps(data)
         with self._lock:
-            version = self._games.get(code, (0, "", {}))[0] + 1
-            self._games[code] = (version, text, blobs)
-        return version
+            version = self._games.get(code, (0, "", {}))[0]
+            if expected is not None and expected != version:
+                raise VersionConflict("another page changed this game first")
+            self._games[code] = (version + 1, text, blobs)
+        return version + 1
 
     def version(self, code: str) -> int:
         with self._lock:

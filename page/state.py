@@ -1,94 +1,27 @@
 """The page's state and undo: players, games of a Dynasty, corrections as replayable edits.
 
 Everything the page remembers is here as plain dataclasses, so saving a game is one call
-(page.persistence) and every rule of the page is a function testable without Streamlit.
+(page.persistence) and every rule of the page is a function testable without Streamlit. Corrections
+and their replay live in page.edits, shared with the game store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Literal
 
-from kingdomino.board import GRID_SIZES, MAX_CROWNS, Cell, Kingdom, Square, Terrain
+from kingdomino.board import MAX_CROWNS, Cell, Kingdom, Square, Terrain
 from kingdomino.labels import SquareReading
+from page.edits import MAX_GAMES, Edit, GameFileError, apply_edits  # noqa: F401 - GameFileError re-exported
 
 #: Below this confidence a square is marked for review even when the decoder did not flag it.
 LOW_CONFIDENCE = 0.6
-MAX_GAMES = 3
 #: How many replaced boards (a new photo, a re-read, "enter by hand") Undo can bring back per player.
 MAX_EARLIER_BOARDS = 5
 UNDO_NOTE = "the new reading replaced your corrections: Undo brings the previous board back"
 GridChoice = Literal["auto", 5, 7]
 GRID_CHOICES: tuple[GridChoice, ...] = ("auto", 5, 7)
 Corners = tuple[tuple[float, float], ...]  # TL, TR, BR, BL of the squares grid, original photo pixels
-
-
-class GameFileError(ValueError):
-    """A game file or stored game that cannot be read; the message is one line for the player."""
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One undoable step: set a square, go back to the scan, or change the frame size."""
-
-    kind: Literal["set", "reset", "resize"]
-    cell: Cell = (0, 0)
-    square: Square | None = None
-    grid_size: int = 0
-
-    def to_dict(self) -> dict:
-        if self.kind == "set":
-            assert self.square is not None
-            return {"kind": "set", "row": self.cell[0], "col": self.cell[1], **self.square.to_dict()}
-        if self.kind == "resize":
-            return {"kind": "resize", "grid_size": self.grid_size}
-        return {"kind": "reset"}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Edit:
-        if not isinstance(data, dict) or data.get("kind") not in ("set", "reset", "resize"):
-            raise GameFileError(f"unknown correction {data!r}")
-        if data["kind"] == "set":
-            return cls("set", (_index(data.get("row")), _index(data.get("col"))), Square.from_dict(data))
-        if data["kind"] == "resize":
-            if data.get("grid_size") not in GRID_SIZES:
-                raise GameFileError(f"grid size must be 5 or 7, got {data.get('grid_size')!r}")
-            return cls("resize", grid_size=data["grid_size"])
-        return cls("reset")
-
-
-def _index(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise GameFileError(f"a correction names an invalid row or column {value!r}")
-    return value
-
-
-def resize_kingdom(kingdom: Kingdom, grid_size: int) -> Kingdom:
-    """The same kingdom in a larger or smaller frame, centred, so the castle stays in the middle."""
-    offset = (grid_size - kingdom.grid_size) // 2
-    rows = []
-    for r in range(grid_size):
-        row = []
-        for c in range(grid_size):
-            source = (r - offset, c - offset)
-            inside = all(0 <= i < kingdom.grid_size for i in source)
-            row.append(kingdom[source] if inside else Square(Terrain.EMPTY))
-        rows.append(row)
-    return Kingdom.from_rows(rows)
-
-
-def apply_edits(base: Kingdom, edits: Sequence[Edit]) -> Kingdom:
-    """Replay the corrections on the scanner's reading (cheap: a few dozen tiny immutable copies)."""
-    kingdom = base
-    for edit in edits:
-        if edit.kind == "reset":
-            kingdom = base
-        elif edit.kind == "resize":
-            kingdom = resize_kingdom(kingdom, edit.grid_size)
-        elif edit.square is not None and all(0 <= i < kingdom.grid_size for i in edit.cell):
-            kingdom = kingdom.replace(edit.cell, edit.square)
-    return kingdom
 
 
 def square_for(terrain: Terrain | str, crowns: int) -> Square:
@@ -187,6 +120,8 @@ class PageState:
     paint: bool = False
     brush: Square = Square(Terrain.WHEAT, 0)
     notice: str = ""
+    #: The version of the stored game this state was loaded as or saved as (0: not stored yet).
+    stored_version: int = 0
 
     @property
     def game(self) -> GameSession:

@@ -4,11 +4,13 @@ check and their wording. Scores come from the shared engine; nothing here change
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from kingdomino.board import Cell
 from kingdomino.ranking import GameRanking, dynasty, rank_game
 from kingdomino.scoring import ScoreReport, Territory, score_kingdom
 from page.state import GameSession, PageState, PlayerKingdom
+from page.store import GameSummary
 
 
 def plural(count: int, word: str) -> str:
@@ -177,3 +179,18 @@ def photo_caption(player: PlayerKingdom) -> str:
     )
     notes = " · " + "; ".join(player.notes) if player.notes else ""
     return f"Photo: {player.source}{took}{notes}"
+
+
+def history_line(game: GameSummary) -> str:
+    """A past game as the history lists it (Markdown): a link opening it, when, who, who won."""
+    when = datetime.fromtimestamp(game.updated_at).strftime("%d %b %H:%M")
+    winners = " and ".join(game.winners)
+    result = f"won by **{winners}**" if winners else "no winner yet"
+    rounds = f", {game.rounds} games" if game.rounds > 1 else ""
+    return f"[{game.code}](?game={game.code}) · {when}{rounds} · {', '.join(game.players)} · {result}"
+
+
+def first_line(error: BaseException) -> str:
+    """An error in one line for the page."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

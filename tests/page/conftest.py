@@ -1,5 +1,5 @@
-"""Fixtures of the page's tests: a real PostgreSQL server for the whole session (started only when a
-test asks for it)."""
+"""Fixtures of the page's tests: a real PostgreSQL server for the whole session (started only when a test
+asks for it)."""
 
 from __future__ import annotations
 

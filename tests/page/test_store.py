@@ -1,4 +1,4 @@
-"""The game store (page/store.py) on SQLite and on a real PostgreSQL server: games kept across restarts,
+"""The game store (page/store/) on SQLite and on a real PostgreSQL server: games kept across restarts,
 no lost update between phones or page servers, and unusable databases refused without harm."""
 
 from __future__ import annotations
@@ -452,6 +452,9 @@ def test_bad_game_files_are_refused_in_one_line(change, message, tmp_path: Path)
 
 
 def test_url_forms_and_the_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import DB_ENV as TESTS_DB_ENV
+
+    assert TESTS_DB_ENV == DB_ENV  # the tests' throwaway database is set under the store's variable
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.delenv(DB_ENV, raising=False)
     assert default_path() == tmp_path / "data" / "kingdomino-scanner" / "games.sqlite3"

@@ -1,0 +1,223 @@
+"""Records to and from the tables' rows: a board's reading in its columns, corrections one row each, and
+the players of several games with their current boards read in a fixed number of queries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from kingdomino.board import Kingdom, Square, Terrain
+from kingdomino.labels import SquareReading
+from page.store.backends import Backend
+from page.store.records import Reading, StoredBoard, StoredEdit, StoredPlayer
+
+
+def reading_to_row(reading: Reading) -> tuple:
+    readings = (
+        json.dumps([[r.to_dict() for r in row] for row in reading.readings]) if reading.readings else None
+    )
+    flagged = json.dumps([[bool(v) for v in row] for row in reading.flagged]) if reading.flagged else None
+    corners = json.dumps([[float(x), float(y)] for x, y in reading.corners]) if reading.corners else None
+    size = json.dumps([int(v) for v in reading.photo_size]) if reading.photo_size else None
+    return (
+        int(reading.from_scan),
+        json.dumps(reading.base.to_dict() if reading.base is not None else None),
+        readings,
+        flagged,
+        corners,
+        size,
+        str(reading.grid_choice),
+        reading.source,
+        reading.message,
+        json.dumps(list(reading.notes)),
+        reading.scan_seconds,
+        _extras(reading),
+    )
+
+
+def _extras(reading: Reading) -> str | None:
+    """The page's own fields of a board, in one JSON column."""
+    extras = {"demo": reading.demo, "photo_id": reading.photo_id, "preview_scale": reading.preview_scale}
+    return json.dumps(extras) if any(v not in (None, False) for v in extras.values()) else None
+
+
+@lru_cache(maxsize=64)
+def image_digest(data: bytes) -> str:
+    """An image's content hash (cached: the page saves the same photos on every change)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def fingerprint(row: tuple, images: Mapping[str, bytes]) -> str:
+    """A board's identity by content: its reading row and its images. A save that brings the same board
+    back keeps its row (and id) instead of writing its images again."""
+    content = json.dumps(
+        [list(row), sorted((kind, image_digest(data)) for kind, data in images.items() if data)]
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def reading_from_row(row: Sequence[Any]) -> Reading:
+    """A Reading from a boards row: id, player, created_at, from_scan, scanned, readings, flagged,
+    corners, photo_size, grid_choice, source, message, notes, scan_seconds, extras."""
+    readings = flagged = corners = size = None
+    if row[5]:
+        readings = tuple(
+            tuple(
+                SquareReading(Terrain(r["terrain"]), int(r["crowns"]), float(r["confidence"])) for r in line
+            )
+            for line in json.loads(row[5])
+        )
+    if row[6]:
+        flagged = tuple(tuple(bool(v) for v in line) for line in json.loads(row[6]))
+    if row[7]:
+        corners = tuple((float(x), float(y)) for x, y in json.loads(row[7]))
+    if row[8]:
+        width, height = json.loads(row[8])
+        size = (int(width), int(height))
+    grid_choice = row[9]
+    extras = json.loads(row[14]) if row[14] else {}
+    return Reading(
+        base=_kingdom(json.loads(row[4])),
+        from_scan=bool(row[3]),
+        readings=readings,
+        flagged=flagged,
+        corners=corners,
+        photo_size=size,
+        grid_choice=int(grid_choice) if grid_choice.isdigit() else grid_choice,
+        source=row[10],
+        message=row[11],
+        notes=tuple(json.loads(row[12])),
+        scan_seconds=row[13],
+        demo=bool(extras.get("demo", False)),
+        photo_id=extras.get("photo_id"),
+        preview_scale=extras.get("preview_scale"),
+    )
+
+
+def _kingdom(data: Any) -> Kingdom | None:
+    return None if data is None else Kingdom.from_dict(data)
+
+
+def insert_board(
+    db: Backend, player_id: int, reading: Reading, now: float, images: Mapping[str, bytes] | None = None
+) -> int:
+    """A new board row with its images; returns its id."""
+    row = reading_to_row(reading)
+    board_id = db.execute(
+        "INSERT INTO boards (player, created_at, from_scan, scanned, readings, flagged, corners, "
+        "photo_size, grid_choice, source, message, notes, scan_seconds, extras, fingerprint) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (player_id, now, *row, fingerprint(row, images or {})),
+    ).fetchone()[0]
+    for kind, data in (images or {}).items():
+        if data:
+            db.execute(
+                "INSERT INTO images (board, kind, data) VALUES (?, ?, ?)", (board_id, kind, bytes(data))
+            )
+    return board_id
+
+
+def insert_edit(db: Backend, board_id: int, seq: int, edit: StoredEdit, now: float) -> None:
+    square = edit.square if edit.kind == "set" else None
+    db.execute(
+        "INSERT INTO edits (board, seq, at, kind, row_index, col_index, terrain, crowns, grid_size) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            board_id,
+            seq,
+            now,
+            edit.kind,
+            edit.cell[0] if square else None,
+            edit.cell[1] if square else None,
+            square.terrain.value if square else None,
+            square.crowns if square else None,
+            edit.grid_size if edit.kind == "resize" else None,
+        ),
+    )
+
+
+def load_players(
+    db: Backend, codes: Sequence[str], light: bool = False, earlier: bool = False
+) -> dict[str, list[StoredPlayer]]:
+    """Players of several games with their current boards, in a fixed number of queries (``light``:
+    without the per-square readings, which the history does not need; ``earlier``: with the boards
+    Undo can bring back)."""
+    marks = ", ".join("?" * len(codes))
+    players = db.execute(
+        f"SELECT id, game, name, round, seat FROM players WHERE game IN ({marks}) "
+        "ORDER BY game, round, seat, id",
+        codes,
+    ).fetchall()
+    latest = db.execute(
+        "SELECT b.player, MAX(b.id), COUNT(*) FROM boards b JOIN players p ON p.id = b.player "
+        f"WHERE p.game IN ({marks}) GROUP BY b.player",
+        codes,
+    ).fetchall()
+    counts = {player: count for player, _, count in latest}
+    if earlier:
+        wanted = [
+            r[0]
+            for r in db.execute(
+                f"SELECT b.id FROM boards b JOIN players p ON p.id = b.player WHERE p.game IN ({marks})",
+                codes,
+            )
+        ]
+    else:
+        wanted = [board_id for _, board_id, _ in latest]
+    rows = _board_rows(db, wanted, light)
+    edits, images = _edits_and_images(db, [row[0] for row in rows])
+    boards: dict[int, list[StoredBoard]] = {}
+    for row in sorted(rows, key=lambda r: r[0]):
+        board = StoredBoard(
+            row[0], reading_from_row(row), tuple(edits[row[0]]), tuple(images[row[0]]), row[2]
+        )
+        boards.setdefault(row[1], []).append(board)
+    result: dict[str, list[StoredPlayer]] = {code: [] for code in codes}
+    for player_id, game, name, round_number, seat in players:
+        own = boards.get(player_id, [])
+        current = own[-1] if own else None
+        count = max(0, counts.get(player_id, 0) - 1)
+        result[game].append(
+            StoredPlayer(player_id, name, round_number, seat, current, count, tuple(own[:-1]))
+        )
+    return result
+
+
+def _board_rows(db: Backend, board_ids: Sequence[int], light: bool) -> list[Any]:
+    if not board_ids:
+        return []
+    marks = ", ".join("?" * len(board_ids))
+    return db.execute(
+        "SELECT id, player, created_at, from_scan, scanned, "
+        + ("NULL, NULL, NULL, NULL, " if light else "readings, flagged, corners, photo_size, ")
+        + "grid_choice, source, message, notes, scan_seconds, extras "
+        + f"FROM boards WHERE id IN ({marks})",
+        board_ids,
+    ).fetchall()
+
+
+def _edits_and_images(
+    db: Backend, board_ids: Sequence[int]
+) -> tuple[dict[int, list[StoredEdit]], dict[int, list[str]]]:
+    """Each board's corrections in replay order, and the kinds of images stored with it."""
+    edits: dict[int, list[StoredEdit]] = {i: [] for i in board_ids}
+    images: dict[int, list[str]] = {i: [] for i in board_ids}
+    if not board_ids:
+        return edits, images
+    marks = ", ".join("?" * len(board_ids))
+    for e in db.execute(
+        "SELECT board, kind, row_index, col_index, terrain, crowns, grid_size, seq, at FROM edits "
+        f"WHERE board IN ({marks}) ORDER BY seq, id",
+        board_ids,
+    ):
+        square = Square(Terrain(e[4]), e[5]) if e[1] == "set" else None
+        cell = (e[2], e[3]) if e[1] == "set" else (0, 0)
+        edits[e[0]].append(StoredEdit(e[1], cell, square, e[6] or 0, e[7], e[8]))
+    for board_id, kind in db.execute(
+        f"SELECT board, kind FROM images WHERE board IN ({marks}) ORDER BY kind", board_ids
+    ):
+        images[board_id].append(kind)
+    return edits, images
