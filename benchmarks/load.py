@@ -265,7 +265,13 @@ class User:
         from websockets.sync.client import connect
 
         self.url, self.index, self.timeout = url, index, timeout
+        from requests.adapters import HTTPAdapter
+        from urllib3.util.retry import Retry
+
         self.http = requests.Session()
+        # the server may close an idle keep-alive connection just as it is reused: try again, as browsers do
+        retry = Retry(total=3, connect=3, read=2, status=0, allowed_methods=None, backoff_factor=0.1)
+        self.http.mount("http://", HTTPAdapter(max_retries=retry))
         self.http.get(url + "/_stcore/health", timeout=timeout)  # sets the XSRF cookie, as for the frontend
         self.xsrf = self.http.cookies.get("_streamlit_xsrf")
         parts = urllib.parse.urlsplit(url)
@@ -447,12 +453,10 @@ def run(settings: LoadSettings) -> Report:
                 def one_user(index: int, round_index: int = round_index) -> list[Upload]:
                     done = []
                     for photo_index, photo in enumerate(photos):
-                        if index >= settings.users:  # a bomb user: the same PNG, a new name
-                            name = f"u{index}-r{round_index}-p{photo_index}.png"
-                            done.append(users[index].upload(bomb, name))
-                        else:
-                            name = f"u{index}-r{round_index}-p{photo_index}.jpg"
-                            done.append(users[index].upload(tagged(photo, name), name))
+                        bomb_user = index >= settings.users  # the same flat PNG each time, a new name
+                        name = f"u{index}-r{round_index}-p{photo_index}.{'png' if bomb_user else 'jpg'}"
+                        data = bomb if bomb_user else tagged(photo, name)
+                        done.append(_upload_or_failure(users[index], data, name))
                     return done
 
                 everyone = _in_parallel(one_user, range(settings.users + settings.bombs))
@@ -544,6 +548,16 @@ def _report(
         problems=problems[:20],
         processes_after=after_processes,
     )
+
+
+def _upload_or_failure(user: User, data: bytes, name: str) -> Upload:
+    """One upload; a client-side failure (connection, timeout) is recorded, not fatal to the run."""
+    start = time.monotonic()
+    try:
+        return user.upload(data, name)
+    except Exception as error:  # noqa: BLE001 - reported with the run's problems
+        failure = f"client: {type(error).__name__}: {str(error)[:120]}"
+        return Upload(user.index, name, time.monotonic() - start, None, None, False, failure)
 
 
 def _in_parallel(function, items) -> list:
