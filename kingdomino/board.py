@@ -110,8 +110,11 @@ class Square:
 
     @classmethod
     def from_token(cls, token: str, line: int | None = None) -> Square:
-        """Parse one board-text token: a terrain letter and a crown digit, ``C`` or ``.``."""
-        letter, digits, shown = token[:1].upper(), token[1:], shown_token(token)
+        """Parse one board-text token: a terrain letter and a crown digit, ``C`` or ``.``. A trailing ``?``
+        (a square ``kingdomino scan`` asks you to check) is allowed and ignored."""
+        shown = shown_token(token)
+        token = token[:-1] if token.endswith("?") and len(token) > 1 else token
+        letter, digits = token[:1].upper(), token[1:]
         terrain = _LETTER_TERRAINS.get(letter)
         if terrain is None or not token:
             raise BoardFormatError(f"unknown square {shown} (use W F L G S M + crowns, C or .)", line, token)

@@ -117,7 +117,8 @@ BOARD_FORMAT = """board formats:
   text: one row per line, squares separated by spaces, # starts a comment.
         A square is a terrain letter and its crowns: W wheat, F forest, L lake,
         G grassland, S swamp, M mine (e.g. G2 = grassland with 2 crowns);
-        C is the castle, . an empty square. 5 rows of 5 (or 7 of 7, Mighty Duel):
+        C is the castle, . an empty square; a trailing ? (a square kingdomino scan
+        asks you to check) is ignored. 5 rows of 5 (or 7 of 7, Mighty Duel):
           G0 L0 F0 F0 F0
           G0 F0 F1 F1 G0
           G1 S2 C  F0 G0

@@ -53,9 +53,13 @@ def scan_main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     grid = args.grid if args.grid == "auto" else int(args.grid)
+    refused = _refused_unread(args.photos)  # a missing or unusable file is said before the model loads
+    readable = [photo for photo in args.photos if photo not in refused]
+    if not readable:
+        return _report_all((refused[photo] for photo in args.photos), args)
     try:
         pool, scanner = None, None
-        if args.jobs == 1 or len(args.photos) == 1:
+        if args.jobs == 1 or len(readable) == 1:
             from scanner.recognizer import KingdomScanner
 
             scanner = KingdomScanner()
@@ -68,16 +72,35 @@ def scan_main(argv: Sequence[str]) -> int:
         return 1
     try:
         if pool is not None:
-            outcomes = pool.scan_many(args.photos, grid=grid, names=args.photos)
+            scanned = pool.scan_many(readable, grid=grid, names=readable)
         else:
-            outcomes = (_scan_or_error(scanner, photo, grid) for photo in args.photos)
-        return _report_all(outcomes, args)
+            scanned = (_scan_or_error(scanner, photo, grid) for photo in readable)
+        return _report_all(_in_input_order(args.photos, refused, scanned), args)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return 1
     finally:
         if pool is not None:
             pool.close()
+
+
+def _refused_unread(photos: Sequence[str]) -> dict[str, ScanError]:
+    """The photos whose file alone says they cannot be read (missing, a folder, empty, not a photo...)."""
+    from scanner.imageio import check_photo
+
+    refused = {}
+    for photo in photos:
+        try:
+            check_photo(photo)
+        except ScanError as error:
+            refused[photo] = error
+    return refused
+
+
+def _in_input_order(photos: Sequence[str], refused: dict[str, ScanError], scanned):
+    scanned = iter(scanned)
+    for photo in photos:
+        yield refused[photo] if photo in refused else next(scanned)
 
 
 def _scan_or_error(scanner, photo: str, grid: int | str):
@@ -119,10 +142,19 @@ def _text(result) -> str:
     lines += [f"note: {note}" for note in result.notes]
     flagged = int(result.flagged.sum())
     if flagged:
-        lines.append(f"{flagged} square(s) read with low confidence: check them")
-    lines.append(result.kingdom.to_text().rstrip())
+        lines.append(f"{flagged} square(s) to check, marked ? below")
+    lines.append(_marked_grid(result.kingdom, result.flagged))
     lines.append(format_report(result.score, result.kingdom).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _marked_grid(kingdom, flagged) -> str:
+    """The kingdom as board text with ``?`` after each square to check (``kingdomino score`` reads it)."""
+    rows = []
+    for r, row in enumerate(kingdom.squares):
+        tokens = [square.token + ("?" if flagged[r][c] else "") for c, square in enumerate(row)]
+        rows.append(" ".join(token.ljust(3) for token in tokens).rstrip())
+    return "\n".join(rows)
 
 
 def _write_debug(directory: Path, photo: str, index: int, result) -> None:

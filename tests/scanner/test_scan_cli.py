@@ -75,3 +75,39 @@ def test_debug_dir_shows_what_was_seen_when_no_kingdom_is_found(tmp_path: Path, 
     assert main(["scan", "--debug-dir", str(debug), str(photo)]) == 1
     assert [path.name for path in debug.iterdir()] == ["00_table_only_not_found.jpg"]
     assert cv2.imread(str(debug / "00_table_only_not_found.jpg")).shape[:2] == (600, 800)
+
+
+def test_files_that_cannot_be_photos_are_answered_before_the_model_loads(
+    photos: Path, monkeypatch, capsys
+) -> None:
+    def no_model(cls, path=None):
+        raise AssertionError("the model was loaded for files that are no photos")
+
+    monkeypatch.setattr(SquareClassifier, "load", classmethod(no_model))
+    status = main(["scan", str(photos / "missing.jpg"), str(photos / "notes.jpg"), str(photos)])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 1 and len(err) == 3
+    assert "missing.jpg: no such file" in err[0] and "notes.jpg" in err[1] and "folder" in err[2]
+
+
+def test_the_text_grid_marks_the_squares_to_check_and_score_reads_it_back(
+    photos: Path, tmp_path: Path, capsys
+) -> None:
+    from tests.support.scan_fakes import UnsureColourClassifier
+
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(
+        SquareClassifier, "load", classmethod(lambda cls, path=None: UnsureColourClassifier())
+    )
+    try:
+        assert main(["scan", str(photos / "table.jpg")]) == 0
+    finally:
+        monkeypatch.undo()
+    out = capsys.readouterr().out.splitlines()
+    grid = [line for line in out if len(line.split()) == 5 and all(len(t) <= 3 for t in line.split())]
+    assert len(grid) == 5 and any("?" in line for line in grid)
+    assert any("marked ? below" in line for line in out)
+    board = tmp_path / "board.txt"
+    board.write_text("\n".join(grid) + "\n")
+    assert main(["score", str(board)]) == 0
+    assert "Score:" in capsys.readouterr().out
