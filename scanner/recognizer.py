@@ -10,6 +10,7 @@ comparison -> joint decoding under the box rules (scanner.decode, if available; 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,9 +21,10 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
-from scanner.errors import KingdomNotFoundError, ScanError
+from scanner.errors import ScanError
+from scanner.geometry import frame_corners, moved_frame
 from scanner.imageio import load_photo
-from scanner.locate import frame_corners, locate_kingdom, moved_frame
+from scanner.locate import DEFAULT_SETTINGS, FrameUnreliable, Located, LocatorSettings, locate_kingdom
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
 from scanner.table import evidence_for_empty, slide_for, table_distances, weigh_empty
@@ -37,7 +39,7 @@ SLID_FRAME_NOTE = (
     "the frame was moved by one square onto the kingdom: its edge showed the table and tiles lay just "
     "beyond the opposite edge"
 )
-#: A kingdom found only on a reduced or sharpened copy of a blurred photo (scanner.locate._locate_blurred)
+#: A kingdom found only on a reduced or sharpened copy of a blurred photo (the locator's blur attempts)
 #: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged: a frame a square off the kingdom
 #: breaks the dominoes and the table comparison, so many squares are flagged. On the outside check's
 #: blurred photos that every other search refused, the frames on the kingdom had 0-2 flagged squares of
@@ -46,10 +48,8 @@ BLURRED_MAX_FLAGGED = 0.1
 BLURRED_NOTE = (
     "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"
 )
-BLURRED = (
-    "the kingdom could not be located reliably: its grid shows only on a smaller or sharpened copy of the "
-    "photo (blurred?); hold the phone still, let it focus and take the photo from closer"
-)
+#: A frame that barely passed the locator's judge (or came from a blurred copy) is said to be unsure.
+FRAME_UNSURE_NOTE = "the grid may be misplaced: check the corners"
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
 UNFAMILIAR_NOTE = (
     "many squares were read unsure: the light, colours or camera may be unlike the photos the model "
@@ -108,6 +108,8 @@ class ScanResult:
     grid_to_image: np.ndarray = field(repr=False)  # homography: grid units -> `image` pixels
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    #: the locator's attempts, "name=outcome" in order (see scanner.locate.attempts), for the benchmarks
+    path: list[str] = field(default_factory=list)
     #: (N, N, 18) classifier output, weighed with the table around the kingdom, before decoding
     probabilities: np.ndarray | None = None
 
@@ -138,14 +140,24 @@ class ScanResult:
 class KingdomScanner:
     """Loads the square classifier once; ``scan`` reads one photo (path, bytes or BGR array)."""
 
-    def __init__(self, classifier=None, compare_table: bool = True) -> None:
-        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it)."""
+    def __init__(
+        self,
+        classifier=None,
+        compare_table: bool = True,
+        locator: LocatorSettings = DEFAULT_SETTINGS,
+        locate: Callable[..., Located] = locate_kingdom,
+    ) -> None:
+        """``compare_table=False`` reads squares without the table around the kingdom (for measuring it);
+        ``locator``: the locator's settings; ``locate``: the function that finds the kingdom (a test may
+        hand in another)."""
         if classifier is None:
             from model.classifier import SquareClassifier  # raises ModelLoadError with a clear reason
 
             classifier = SquareClassifier.load()
         self.classifier = classifier
         self.compare_table = compare_table
+        self.locator = locator
+        self.locate = locate
 
     def scan(
         self, source: str | Path | bytes | np.ndarray, grid: int | str = "auto", name: str | None = None
@@ -169,7 +181,7 @@ class KingdomScanner:
         timings["decode"] = time.perf_counter() - start
 
         t0 = time.perf_counter()
-        located = locate_kingdom(image, grid=grid, grayscale=grayscale)
+        located = self.locate(image, grid=grid, grayscale=grayscale, settings=self.locator)
         timings["locate"] = time.perf_counter() - t0
         n = located.grid_size
 
@@ -209,8 +221,10 @@ class KingdomScanner:
             flagged = np.ones_like(flagged, dtype=bool)
         if located.deblurred:
             if flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
-                raise KingdomNotFoundError(BLURRED)
+                raise FrameUnreliable()
             notes.append(BLURRED_NOTE)
+        elif located.unsure:
+            notes.append(FRAME_UNSURE_NOTE)
         t0 = time.perf_counter()
         report = score_kingdom(kingdom)
         timings["decode_score"] += time.perf_counter() - t0
@@ -234,6 +248,7 @@ class KingdomScanner:
             grid_to_image=homography,
             notes=notes,
             timings=timings,
+            path=list(located.path),
             probabilities=probabilities,
         )
 
