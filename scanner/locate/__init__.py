@@ -10,6 +10,8 @@ Orientation convention of the result: the grid is read upright as seen in the ph
 left-to-right axis (see ``scanner.geometry.upright_rotation``).
 """
 
+# the frame geometry lives in scanner.geometry; these names stay importable from here for older callers
+from scanner.geometry import apply_homography, frame_corners, moved_frame, upright_rotation
 from scanner.locate.attempts import TWO_KINGDOMS_NOTE, Located, locate_kingdom
 from scanner.locate.judge import Verdict, judge_content
 from scanner.locate.refine import seam_support
@@ -44,7 +46,11 @@ __all__ = [
     "SquaresAlike",
     "TooSmall",
     "Verdict",
+    "apply_homography",
+    "frame_corners",
     "judge_content",
     "locate_kingdom",
+    "moved_frame",
     "seam_support",
+    "upright_rotation",
 ]

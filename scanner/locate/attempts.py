@@ -53,8 +53,8 @@ from scanner.overlay import draw_search
 
 TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
 #: What a search of a copy (an enlarged window, a reduced or sharpened photo) runs on it.
-COPY_STEPS = ("fast", "whole", "cropped", "windows")
-BLURRED_COPY_STEPS = (*COPY_STEPS, "unlike_table")
+ZOOMED_STEPS = ("fast", "whole", "windows")
+BLURRED_COPY_STEPS = ("fast", "whole", "cropped", "windows", "unlike_table")
 SHOWN_CANDIDATES = 3  # refused candidates drawn on a refusal's overlay
 
 
@@ -272,7 +272,7 @@ def _zoomed(search: Search) -> None:
         window = view.image[top : top + 2 * half, left : left + 2 * half]
         enlarged = cv2.resize(window, None, fx=zoom, fy=zoom, interpolation=interpolation)
         to_photo = np.array([[1 / zoom, 0, left], [0, 1 / zoom, top], [0, 0, 1]])
-        if _search_copy(search, "zoomed", enlarged, to_photo, COPY_STEPS, zoom):
+        if _search_copy(search, "zoomed", enlarged, to_photo, ZOOMED_STEPS, zoom, whole_photo=False):
             return
 
 
@@ -280,6 +280,7 @@ def _blurred_copy(search: Search, name: str) -> None:
     """The photo reduced (the blur shrinks with it) or sharpened, searched as the photo was: blur (out of
     focus, a moving hand) smears the seams under the segment detector's threshold."""
     image, settings = search.view.image, search.settings
+    content = None
     if name == "reduced":
         scale = settings.blur_reduce
         copy = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -287,9 +288,10 @@ def _blurred_copy(search: Search, name: str) -> None:
         scale = 1.0
         blurred = cv2.GaussianBlur(image, (0, 0), settings.sharpen_sigma * max(image.shape[:2]))
         copy = cv2.addWeighted(image, 1 + settings.sharpen_amount, blurred, -settings.sharpen_amount, 0)
+        content = image  # sharpening makes texture of noise: the squares are judged on the photo's pixels
     if min(copy.shape[:2]) >= 32:
         to_photo = np.diag([1 / scale, 1 / scale, 1.0])
-        _search_copy(search, name, copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True)
+        _search_copy(search, name, copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content)
 
 
 def _search_copy(
@@ -300,6 +302,8 @@ def _search_copy(
     steps: tuple[str, ...],
     scale: float,
     deblurred: bool = False,
+    whole_photo: bool = True,
+    content: np.ndarray | None = None,
 ) -> bool:
     """Search a copy of (part of) the view with ``steps``; its kingdom joins the view's candidates."""
     photo_scale = scale * search.view.photo_scale
@@ -310,6 +314,9 @@ def _search_copy(
         search.settings,
         search.view.timings,
         photo_scale,
+        search.view.photo or search.view,
+        whole_photo,
+        content,
     )
     inner = Search(view, steps, search.started, deblurred)
     chosen = inner.run()
@@ -397,7 +404,8 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         start = time.perf_counter()
         origin = chosen.origin
         on_origin = np.linalg.inv(chosen.to_here) @ homography
-        grown = grow_to_seven(origin.image, origin.gray, on_origin, origin.grayscale, settings)
+        table = None if origin.grayscale else origin.table_colours()
+        grown = grow_to_seven(origin.image, origin.gray, on_origin, origin.grayscale, settings, table)
         if grown is not None:
             homography, size = chosen.to_here @ grown, 7
         view.timings["locate.grow"] = time.perf_counter() - start

@@ -17,9 +17,15 @@ from scanner.locate.settings import LocatorSettings
 
 
 def grow_to_seven(
-    work: np.ndarray, gray: np.ndarray, grid_to_work: np.ndarray, grayscale: bool, settings: LocatorSettings
+    work: np.ndarray,
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    grayscale: bool,
+    settings: LocatorSettings,
+    table: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """The grid -> work homography of the 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom."""
+    """The grid -> work homography of the 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom.
+    ``table``: the table's colours, as the judge takes them."""
 
     def ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
         """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
@@ -47,6 +53,6 @@ def grow_to_seven(
         return None
     if seam_support(gray, grown, 7) < settings.min_seam_support:
         return None
-    if not judge_content(work, grown, 7, grayscale, settings).accepted:
+    if not judge_content(work, grown, 7, grayscale, settings, table=table).accepted:
         return None
     return grown

@@ -4,7 +4,8 @@ Every candidate, whichever attempt produced it, is judged on the same evidence:
 - seams on the lattice: the share of the frame's sides lying on a seam (``seam_support``);
 - a view from above: the frame's shorter pair of sides against the longer (``aspect``);
 - seen whole and large enough: the frame inside the photo, squares at least ``min_square_px``;
-- printed artwork: the share of squares whose middle is textured (not plain cells of a mat or a drawing);
+- printed artwork unlike the table: the share of squares whose middle is textured (not plain cells of a
+  mat or a drawing) and whose colours the table around the kingdom lacks (not the table's own grain);
 - terrain colours: saturated, varied squares (not a floor, a chessboard or a grey pattern);
 - unlike the table: the share of squares that are checks of the table's own pattern (a cloth).
 The verdict keeps every term it measured and the refusal of the first term that fails (cheap terms
@@ -46,6 +47,7 @@ class Verdict:
     aspect: float = 0.0
     square_px: float = 0.0
     textured: float | None = None
+    artwork: float | None = None  # textured and unlike the table (None: no table seen, a cropped board)
     colourful: float | None = None
     varied: float | None = None
     table_checks: float | None = None
@@ -58,7 +60,8 @@ class Verdict:
     @property
     def score(self) -> float:
         """One figure for ranking candidates: seams, artwork and colour, less the table's pattern."""
-        terms = [self.seam_support, self.textured or 0.0, self.colourful or 0.0, self.varied or 0.0]
+        artwork = self.textured if self.artwork is None else self.artwork
+        terms = [self.seam_support, artwork or 0.0, self.colourful or 0.0, self.varied or 0.0]
         return float(sum(terms) - 2 * (self.table_checks or 0.0))
 
     def unsure(self, settings: LocatorSettings) -> bool:
@@ -107,8 +110,11 @@ def judge_content(
     grayscale: bool,
     settings: LocatorSettings,
     verdict: Verdict | None = None,
+    table: np.ndarray | None = None,
 ) -> Verdict:
-    """The content terms on the frame's squares, added to ``verdict`` (a new one when None)."""
+    """The content terms on the frame's squares, added to ``verdict`` (a new one when None). ``table``: the
+    table's colours (scanner.locate.border.border_colours of the photo); None when the frame fills the
+    photo (a cropped board: no table in view)."""
     verdict = Verdict() if verdict is None else verdict
     cell = CONTENT_CELL_PX
     to_rect = np.array([[cell, 0, 0], [0, cell, 0], [0, 0, 1]])
@@ -123,9 +129,18 @@ def judge_content(
     verdict.textured = float((gradient_medians > settings.texture_gradient).mean())
     if verdict.textured < settings.min_textured:
         # a frame on a cloth holding little of the kingdom is plain too: say which, as that one is searched on
-        cloth = not grayscale and _table_checks(work, rect, gradient_medians, n, settings, verdict)
+        cloth = not grayscale and _table_checks(work, rect, gradient_medians, n, settings, verdict, table)
         verdict.refusal = OnlyTablePattern() if cloth else PlainSquares()
         return verdict
+    if table is not None and not grayscale:
+        # the textured squares of a frame half on the table are the table's grain, not printed tiles
+        unlike = (_table_distance(rect, n, table) < settings.table_distance).mean(axis=2) <= 0.5
+        verdict.artwork = float(
+            ((gradient_medians.reshape(n, n) > settings.texture_gradient) & unlike).mean()
+        )
+        if verdict.artwork < settings.min_artwork:
+            verdict.refusal = PlainSquares()
+            return verdict
     if grayscale:
         return verdict
     hsv = cv2.cvtColor(rect, cv2.COLOR_BGR2HSV)
@@ -138,7 +153,7 @@ def judge_content(
         verdict.refusal = SquaresAlike()
     elif verdict.colourful < settings.min_colourful:
         verdict.refusal = NotTerrainColours()
-    elif _table_checks(work, rect, gradient_medians, n, settings, verdict):
+    elif _table_checks(work, rect, gradient_medians, n, settings, verdict, table):
         verdict.refusal = OnlyTablePattern()
     return verdict
 
@@ -150,6 +165,7 @@ def _table_checks(
     n: int,
     settings: LocatorSettings,
     verdict: Verdict,
+    table: np.ndarray | None,
 ) -> bool:
     """Whether ``max_table_pattern`` or more of the frame's squares look like the checks of a tablecloth:
     plain, alike in a 2×2 repeat, unlike the squares beside them, and in the table's colours.
@@ -179,8 +195,15 @@ def _table_checks(
     verdict.table_checks = float(checks.mean())
     if checks.mean() < settings.max_table_pattern:
         return False
-    colours = border_colours(work, settings)
+    colours = border_colours(work, settings) if table is None else table
     distance = np.linalg.norm(pixels[:, :, :, None] - colours, axis=4).min(axis=3)
     like_table = (distance < settings.table_distance).mean(axis=2) > settings.table_alike
     verdict.table_checks = float((checks & like_table).mean())
     return bool(verdict.table_checks >= settings.max_table_pattern)
+
+
+def _table_distance(rect: np.ndarray, n: int, table: np.ndarray) -> np.ndarray:
+    """(n, n, pixels): each square's middle pixels' distance to the nearest of the table's colours."""
+    cell = rect.shape[0] // n
+    lab = table_lab(rect).reshape(n, cell, n, cell, 3).transpose(0, 2, 1, 3, 4)[:, :, 4:-4, 4:-4]
+    return np.linalg.norm(lab.reshape(n, n, -1, 1, 3) - table, axis=4).min(axis=3)

@@ -31,7 +31,7 @@ from scanner.geometry import (
     image_corners,
     square_px,
 )
-from scanner.locate.border import colourful_patches, unlike_table
+from scanner.locate.border import border_colours, colourful_patches, unlike_table
 from scanner.locate.judge import Verdict, judge_content, judge_geometry
 from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.refine import refine, seam_support
@@ -63,12 +63,16 @@ class View:
     settings: LocatorSettings
     timings: dict[str, float] = field(default_factory=dict)
     photo_scale: float = 1.0  # view pixels per photo pixel
+    photo: View | None = None  # the photo this view is a copy of (None: the photo itself)
+    whole_photo: bool = True  # the whole photo (a copy of it), not a window: its edge may be a board's
+    content: np.ndarray | None = None  # the colour pixels squares are judged on (None: ``image``)
 
     def __post_init__(self) -> None:
         self.gray = cv2.cvtColor(self.image, cv2.COLOR_BGR2GRAY)
         self._work: tuple | None = None
         self._unlike: np.ndarray | None = None
         self._patches: list | None = None
+        self._table: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -82,11 +86,12 @@ class View:
             scale = min(1.0, self.settings.work_side / max(height, width))
             # segments on the grey copy reduced by area averaging; the colour copy only serves the content
             # judge and the colourful patches, for which a bilinear reduction is enough and much faster
+            colour = self.image if self.content is None else self.content
             if scale < 1:
                 gray = cv2.resize(self.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-                work = cv2.resize(self.image, gray.shape[::-1], interpolation=cv2.INTER_LINEAR)
+                work = cv2.resize(colour, gray.shape[::-1], interpolation=cv2.INTER_LINEAR)
             else:
-                gray, work = self.gray, self.image
+                gray, work = self.gray, colour
             self._add("locate.downscale", start)
             start = time.perf_counter()
             self._work = (work, gray, find_segments(gray), scale)
@@ -107,6 +112,16 @@ class View:
             self._patches = colourful_patches(self.image, self.settings, self.settings.zoom_min_spread)
         return self._patches
 
+    def table_colours(self) -> np.ndarray:
+        """The table's colours along the photo's border (the photo's, for a copy of part of it)."""
+        if self.photo is not None:
+            return self.photo.table_colours()
+        if self._table is None:
+            start = time.perf_counter()
+            self._table = border_colours(self.image, self.settings)
+            self._add("locate.table", start)
+        return self._table
+
     def _add(self, name: str, start: float) -> None:
         self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
 
@@ -126,6 +141,9 @@ def fast(view: View) -> Found | None:
     kept = view.image[: height - height % factor, : width - width % factor]
     small = cv2.resize(kept, (kept.shape[1] // factor, kept.shape[0] // factor), interpolation=cv2.INTER_AREA)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    if view.content is not None:  # the squares are judged on the photo's own pixels
+        kept = view.content[: height - height % factor, : width - width % factor]
+        small = cv2.resize(kept, gray.shape[::-1], interpolation=cv2.INTER_AREA)
     view._add("locate.downscale", start)
     start = time.perf_counter()
     segs = find_segments(gray)
@@ -293,7 +311,9 @@ def lattice_search(
             grid_to_work, support, is_cropped = outline, inner, True
     verdict = judge_geometry(gray, grid_to_work, size, scale, settings, min_support, support)
     if verdict.accepted:
-        judge_content(work, grid_to_work, size, view.grayscale, settings, verdict)
+        fills = view.whole_photo and (is_cropped or photo_frame(grid_to_work, size, gray.shape) is not None)
+        table = None if fills or view.grayscale else view.table_colours()
+        judge_content(work, grid_to_work, size, view.grayscale, settings, verdict, table)
     view._add("locate.check", start)
     return Found(grid_to_work, size, others, verdict, cropped=is_cropped)
 

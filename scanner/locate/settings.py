@@ -55,6 +55,7 @@ class LocatorSettings:
     min_square_px: float = 20  # smaller squares (in the photo) cannot be read reliably
     texture_gradient: float = 1.5  # median gradient inside a square above which it shows printed artwork
     min_textured: float = 0.2  # share of the squares with artwork a kingdom shows at least
+    min_artwork: float = 0.1  # share of squares textured and unlike the table (when a table is in view)
     min_colourful: float = 0.4  # share of squares of saturated colour (median saturation >= 70)
     min_varied: float = 0.25  # share of squares whose colour differs from the frame's median one
     plain_gradient: float = 3.0  # a table check: median gradient at most this (plain colour)
