@@ -9,7 +9,7 @@ camera (tilt 0-40°, any rotation) and degraded (light gradient, colour cast, no
 Everything is drawn from ``numpy.random.default_rng(seed)``, so a seed always gives the same scene.
 Labels: the kingdom as labelled (row 0 = top of the source board) and the true outer corners of the
 N×N frame in image pixels, TL, TR, BR, BL of that labelled grid. ``Scene.upright()`` re-expresses both in
-the scanner's orientation convention (see ``scanner.locate.upright_rotation``).
+the scanner's orientation convention (see ``scanner.geometry.upright_rotation``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Square, Terrain
-from scanner.locate import upright_rotation
+from scanner.geometry import upright_rotation
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
 SQUARE_PX = 100  # world units per square = pixel size of a square in data/real/boards

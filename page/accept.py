@@ -129,7 +129,7 @@ def _image_per_original(result: Any) -> float:
     homography, corners = getattr(result, "grid_to_image", None), getattr(result, "corners", None)
     if homography is None or corners is None:
         return 1.0
-    from scanner.locate import frame_corners
+    from scanner.geometry import frame_corners
 
     on_image = frame_corners(homography, result.grid_size)
     original = np.asarray(corners, dtype=float)

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from kingdomino.labels import SquareReading
-from scanner.locate import apply_homography
+from scanner.geometry import apply_homography
 
 OVERLAY_MAX_SIDE = 1600
 FRAME_COLOUR = (60, 220, 60)
@@ -47,19 +47,19 @@ def draw_lattice(
 def draw_search(
     image: np.ndarray,
     segments: np.ndarray | None,
-    candidate: tuple[np.ndarray, int] | None = None,
+    candidates: Sequence[tuple[np.ndarray, int]] = (),
     max_side: int = OVERLAY_MAX_SIDE,
 ) -> np.ndarray:
-    """Why no kingdom was found: the detected line segments (magenta) and, if the search got that
-    far, the best candidate lattice (red frame) that was then refused. Coordinates are ``image`` pixels."""
+    """Why no kingdom was found: the detected line segments (magenta) and the best candidate frames
+    (red), each refused by the locator's judge. Coordinates are ``image`` pixels; candidates are
+    (grid -> image homography, N)."""
     canvas, scale = _display_copy(image, max_side)
     if segments is not None and len(segments):
         ends = np.round(np.asarray(segments, float).reshape(-1, 2, 2) * scale * 4).astype(np.int32)
         cv2.polylines(canvas, list(ends), False, SEGMENT_COLOUR, 1, cv2.LINE_AA, shift=2)
-    if candidate is not None:
-        grid_to_image, grid_size = candidate
+    for grid_to_image, grid_size in candidates:
         to_canvas = np.diag([scale, scale, 1.0]) @ np.asarray(grid_to_image, float)
-        return draw_lattice(canvas, to_canvas, grid_size, max_side, CANDIDATE_COLOUR)
+        canvas = draw_lattice(canvas, to_canvas, grid_size, max_side, CANDIDATE_COLOUR)
     return canvas
 
 

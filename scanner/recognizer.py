@@ -11,6 +11,7 @@ hides read again from what it leaves visible -> flags for the player -> score. E
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,9 +22,10 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
-from scanner.errors import KingdomNotFoundError, ScanError
+from scanner.errors import ScanError
+from scanner.geometry import frame_corners, moved_frame
 from scanner.imageio import load_photo
-from scanner.locate import Located, frame_corners, locate_kingdom, moved_frame
+from scanner.locate import DEFAULT_SETTINGS, FrameUnreliable, Located, LocatorSettings, locate_kingdom
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
 from scanner.table import (
@@ -47,7 +49,7 @@ SLID_FRAME_NOTE = (
     "the frame was moved by one square onto the kingdom: its edge showed the table and tiles lay just "
     "beyond the opposite edge"
 )
-#: A kingdom found only on a reduced or sharpened copy of a blurred photo (scanner.locate._locate_blurred)
+#: A kingdom found only on a reduced or sharpened copy of a blurred photo (the locator's blur attempts)
 #: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged: a frame a square off the kingdom
 #: breaks the dominoes and the table comparison, so many squares are flagged. On the outside check's
 #: blurred photos that every other search refused, the frames on the kingdom had 0-2 flagged squares of
@@ -56,11 +58,9 @@ BLURRED_MAX_FLAGGED = 0.1
 BLURRED_NOTE = (
     "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"
 )
-BLURRED = (
-    "the kingdom could not be located reliably: its grid shows only on a smaller or sharpened copy of the "
-    "photo (blurred?); hold the phone still, let it focus and take the photo from closer"
-)
 HAND_FRAME_NOTE = "the squares were read in the frame placed by hand"
+#: A frame that barely passed the locator's judge (or came from a blurred copy) is said to be unsure.
+FRAME_UNSURE_NOTE = "the grid may be misplaced: check the corners"
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
 UNFAMILIAR_NOTE = (
     "many squares were read unsure: the light, colours or camera may be unlike the photos the model "
@@ -245,6 +245,8 @@ class ScanResult:
     grid_to_image: np.ndarray = field(repr=False)  # homography: grid units -> `image` pixels
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    #: the locator's attempts, "name=outcome" in order (see scanner.locate.attempts), for the benchmarks
+    path: list[str] = field(default_factory=list)
     #: (N, N, 18) classifier output, weighed with the table around the kingdom, before decoding
     probabilities: np.ndarray | None = None
     #: the classifier's own probabilities, the decoder's margins and the castle's geometry
@@ -274,14 +276,43 @@ class ScanResult:
         return draw_readings(self.rectified, self.readings, self.flagged)
 
 
+@dataclass
+class _Frame:
+    """What was read in one frame of the photo, as the scan's stages hand it on."""
+
+    kingdom: Kingdom
+    readings: list[list[SquareReading]]
+    flagged: np.ndarray
+    rectified: np.ndarray
+    probabilities: np.ndarray
+    details: ReadingDetails | None
+    homography: np.ndarray
+    notes: list[str]
+    lightness: float
+
+
+def _photo(source: str | Path | bytes | np.ndarray, name: str | None) -> tuple:
+    """(image, grayscale, label, to_original) of a photo file, its bytes or a BGR array."""
+    if isinstance(source, np.ndarray):
+        return _array_photo(source), False, name or "<image>", None
+    photo = load_photo(source, max_side=DECODE_MAX_SIDE, name=name)
+    return photo.image, photo.grayscale, name or photo.source, photo.to_original
+
+
 class KingdomScanner:
     """Loads the square classifier once; ``scan`` reads one photo (path, bytes or BGR array)."""
 
     def __init__(
-        self, classifier=None, compare_table: bool = True, reading: ReadingSettings = ReadingSettings()
+        self,
+        classifier=None,
+        compare_table: bool = True,
+        reading: ReadingSettings = ReadingSettings(),
+        locator: LocatorSettings = DEFAULT_SETTINGS,
+        locate: Callable[..., Located] = locate_kingdom,
     ) -> None:
         """``compare_table=False`` reads squares without the table around the kingdom (for measuring it);
-        ``reading`` sets how squares are read and flagged."""
+        ``reading`` sets how squares are read and flagged; ``locator``: the locator's settings; ``locate``:
+        the function that finds the kingdom (a test may hand in another)."""
         if classifier is None:
             from model.classifier import SquareClassifier  # raises ModelLoadError with a clear reason
 
@@ -289,6 +320,8 @@ class KingdomScanner:
         self.classifier = classifier
         self.compare_table = compare_table
         self.reading = reading
+        self.locator = locator
+        self.locate = locate
 
     def scan(
         self,
@@ -311,94 +344,96 @@ class KingdomScanner:
             corners = _given_corners(corners, grid)
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        if isinstance(source, np.ndarray):
-            image, grayscale, label, to_original = _array_photo(source), False, name or "<image>", None
-        else:
-            photo = load_photo(source, max_side=DECODE_MAX_SIDE, name=name)
-            image, grayscale, label, to_original = (
-                photo.image,
-                photo.grayscale,
-                name or photo.source,
-                photo.to_original,
-            )
+        image, grayscale, label, to_original = _photo(source, name)
         timings["decode"] = time.perf_counter() - start
 
         t0 = time.perf_counter()
         if not by_hand:
-            located = locate_kingdom(image, grid=grid, grayscale=grayscale)
+            located = self.locate(image, grid=grid, grayscale=grayscale, settings=self.locator)
         else:
             located = _located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
-        n = located.grid_size
 
-        homography = located.homography
-        notes = list(located.notes)
+        frame = self._read_frame(image, located, by_hand, timings)
+        self._review(frame, located, grayscale)
         t0 = time.perf_counter()
-        lightness = kingdom_lightness(image, homography, n)
-        seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
-        distances = self._table_distances(seen, homography, n)  # for the slide and the reading
-        slide = slide_for(distances, n) if not by_hand else (0, 0)  # a frame set by hand stays put
-        if slide != (0, 0):
-            homography = moved_frame(homography, *slide)
-            notes.append(SLID_FRAME_NOTE)
-            distances = self._table_distances(seen, homography, n)
-        timings["table"] = time.perf_counter() - t0
-        kingdom, readings, flagged, rectified, probabilities, details = self._read(
-            seen, homography, n, timings, distances
-        )
-        shift = castle_shift(kingdom) if not by_hand else (0, 0)
-        if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
-            moved = moved_frame(homography, *shift)
-            again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n))
-            castle = _castle(kingdom)
-            expected = (castle[0] - shift[0], castle[1] - shift[1])
-            if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(kingdom):  # no tile lost
-                kingdom, readings, flagged, rectified, probabilities, details = again
-                homography = moved
-                notes.append(MOVED_FRAME_NOTE)
-        glare = glare_squares(rectified, kingdom)
-        if glare.any():
-            notes.append(GLARE_NOTE.format(count=int(glare.sum())))
-            flagged = flagged | glare
-        if grayscale:
-            notes.append(GRAYSCALE_NOTE)
-            flagged = np.ones_like(flagged, dtype=bool)
-        elif looks_unfamiliar(probabilities):
-            notes.append(UNFAMILIAR_NOTE)
-            flagged = flagged | (details.margins < self.reading.unfamiliar_margin)
-        if not grayscale and lightness < self.reading.dim_below:
-            notes.append(DIM_NOTE)
-            flagged = flagged | (details.margins < self.reading.dim_margin)
-        if located.deblurred:
-            if flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
-                raise KingdomNotFoundError(BLURRED)
-            notes.append(BLURRED_NOTE)
-        t0 = time.perf_counter()
-        report = score_kingdom(kingdom)
+        report = score_kingdom(frame.kingdom)
         timings["decode_score"] += time.perf_counter() - t0
 
+        n = located.grid_size
         corners = located.corners
-        if homography is not located.homography:
-            corners = frame_corners(homography, n)
+        if frame.homography is not located.homography:
+            corners = frame_corners(frame.homography, n)
         corners = corners if to_original is None else to_original(corners)
         timings["total"] = time.perf_counter() - start
         timings.update({key: value for key, value in located.timings.items()})
         return ScanResult(
             photo=label,
             grid_size=n,
-            readings=readings,
-            kingdom=kingdom,
+            readings=frame.readings,
+            kingdom=frame.kingdom,
             corners=np.asarray(corners, dtype=float),
             score=report,
-            flagged=flagged,
-            rectified=rectified,
+            flagged=frame.flagged,
+            rectified=frame.rectified,
             image=image,
-            grid_to_image=homography,
-            notes=notes,
+            grid_to_image=frame.homography,
+            notes=frame.notes,
             timings=timings,
-            probabilities=probabilities,
-            details=details,
+            path=list(located.path),
+            probabilities=frame.probabilities,
+            details=frame.details,
         )
+
+    def _read_frame(self, image: np.ndarray, located: Located, by_hand: bool, timings: dict) -> _Frame:
+        """The squares of the located frame, read against the table; the frame slid off a strip of table
+        or moved to put the castle central when the reading says so (never a frame placed by hand)."""
+        n, homography, notes = located.grid_size, located.homography, list(located.notes)
+        t0 = time.perf_counter()
+        lightness = kingdom_lightness(image, homography, n)
+        seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
+        distances = self._table_distances(seen, homography, n)  # for the slide and the reading
+        slide = slide_for(distances, n) if not by_hand else (0, 0)
+        if slide != (0, 0):
+            homography = moved_frame(homography, *slide)
+            notes.append(SLID_FRAME_NOTE)
+            distances = self._table_distances(seen, homography, n)
+        timings["table"] = time.perf_counter() - t0
+        read = self._read(seen, homography, n, timings, distances)
+        shift = castle_shift(read[0]) if not by_hand else (0, 0)
+        if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
+            moved = moved_frame(homography, *shift)
+            again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n))
+            castle = _castle(read[0])
+            expected = (castle[0] - shift[0], castle[1] - shift[1])
+            if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(read[0]):  # no tile lost
+                read, homography = again, moved
+                notes.append(MOVED_FRAME_NOTE)
+        return _Frame(*read, homography=homography, notes=notes, lightness=lightness)
+
+    def _review(self, frame: _Frame, located: Located, grayscale: bool) -> None:
+        """The squares to check and the notes that say why; a frame found on a blurred copy whose
+        squares read too unsure is refused."""
+        n = located.grid_size
+        glare = glare_squares(frame.rectified, frame.kingdom)
+        if glare.any():
+            frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
+            frame.flagged = frame.flagged | glare
+        if grayscale:
+            frame.notes.append(GRAYSCALE_NOTE)
+            frame.flagged = np.ones_like(frame.flagged, dtype=bool)
+        elif looks_unfamiliar(frame.probabilities):
+            frame.notes.append(UNFAMILIAR_NOTE)
+            frame.flagged = frame.flagged | (frame.details.margins < self.reading.unfamiliar_margin)
+        if not grayscale and frame.lightness < self.reading.dim_below:
+            frame.notes.append(DIM_NOTE)
+            frame.flagged = frame.flagged | (frame.details.margins < self.reading.dim_margin)
+        if located.deblurred:
+            if frame.flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
+                raise FrameUnreliable()
+            frame.notes.append(BLURRED_NOTE)
+        elif located.unsure:
+            frame.notes.append(FRAME_UNSURE_NOTE)
 
     def _table_distances(self, image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray | None:
         """The frame's table comparison (scanner.table), None when switched off or no table is seen."""
@@ -569,7 +604,9 @@ def _located_by_hand(corners: np.ndarray, n: int, to_original) -> Located:
     frame = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
     homography = cv2.getPerspectiveTransform(frame, on_image.astype(np.float32)).astype(np.float64)
     side = float(np.linalg.norm(on_image - np.roll(on_image, -1, axis=0), axis=1).mean()) / n
-    return Located(n, on_image, homography, side, notes=[HAND_FRAME_NOTE])
+    return Located(
+        n, on_image, homography, side, notes=[HAND_FRAME_NOTE], path=["placed by hand"], found_by="hand"
+    )
 
 
 def _array_photo(image: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate import apply_homography
+from scanner.geometry import apply_homography
 
 #: Pixels per square of the rectified kingdom: the resolution of the labelled board crops the
 #: classifier was trained on (data/real/boards: 100 px per square).

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.ndimage import maximum_filter
 
 from kingdomino.labels import EMPTY_LABEL
-from scanner.locate import apply_homography, moved_frame
+from scanner.geometry import apply_homography, moved_frame
 
 #: Pixels per square of the small warp the colours are measured on (means only: no fine print needed).
 CELL_PX = 40

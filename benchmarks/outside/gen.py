@@ -13,9 +13,8 @@ prisms of height h (tops at z=h, cardboard sides drawn where they face the camer
 placed with its own seam/jitter, objects cast short soft shadows, then light and camera effects are
 applied in photo space and the result is JPEG-encoded.
 
-CLI:  python -m benchmarks.outside.gen SEED [SEED ...] [--out DIR] [--draw] [--hard]   writes DIR/SEED.jpg, DIR/SEED.json
-(--draw: also DIR/SEED_truth.png, a downscaled copy with the truth corners drawn; --hard: the hard tables
-of benchmarks/outside/hard.py)
+CLI:  python -m benchmarks.outside.photos SEED [SEED ...] [--out DIR] [--draw] [--hard]   writes DIR/SEED.jpg,
+DIR/SEED.json (benchmarks/outside/photos.py)
 
 This module assembles the scene; its parts live beside it (material, kingdoms, camera, textures, render,
 photo) and are re-exported here under their old names.
@@ -23,11 +22,7 @@ photo) and are re-exported here under their old names.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
-from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
@@ -511,45 +506,3 @@ def draw_truth(jpeg: bytes, truth: dict, max_side=1200) -> np.ndarray:
             small, (int(x), int(y)), 4, [(0, 0, 255), (0, 255, 255), (255, 0, 0), (255, 0, 255)][i], -1
         )
     return small
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("seeds", nargs="+", type=int)
-    ap.add_argument("--out", default="out/outside/samples")
-    ap.add_argument("--draw", action="store_true")
-    ap.add_argument(
-        "--hard", action="store_true", help="the hard tables and conditions (benchmarks.outside.hard)"
-    )
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    for seed in args.seeds:
-        if args.hard:
-            from benchmarks.outside import hard  # imports this module: loaded only when asked for
-
-            jpeg, truth = hard.generate(seed)
-        else:
-            jpeg, truth = generate(seed)
-        Path(args.out, f"{seed}.jpg").write_bytes(jpeg)
-        Path(args.out, f"{seed}.json").write_text(json.dumps(truth, indent=1))
-        if args.draw:
-            cv2.imwrite(str(Path(args.out, f"{seed}_truth.png")), draw_truth(jpeg, truth))
-        c = truth["conditions"]
-        print(
-            seed,
-            c["source"],
-            c["table"],
-            c["width"],
-            c["height"],
-            c["tilt"],
-            c["kingdom_frac"],
-            c["clutter"],
-            c["light"],
-            c["incomplete"],
-            "score",
-            truth["base_score"],
-        )
-
-
-if __name__ == "__main__":
-    main()

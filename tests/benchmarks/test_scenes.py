@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.scenes import generate_scene, rotate_kingdom, scene_truth, with_reflections
 from kingdomino.board import Kingdom, Terrain
-from scanner.locate import upright_rotation
+from scanner.geometry import upright_rotation
 
 SMALL = (800, 600)
 

@@ -13,8 +13,8 @@ from benchmarks.scenes import generate_scene, rotate_kingdom
 from benchmarks.whole_photos import corner_errors
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import EMPTY_LABEL, LABEL_INDEX, LABELS
-from scanner import recognizer
-from scanner.locate import frame_corners, locate_kingdom, moved_frame
+from scanner.geometry import frame_corners, moved_frame
+from scanner.locate import locate_kingdom
 from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner
 from scanner.table import (
     AGAINST_TABLE,
@@ -195,7 +195,7 @@ def test_the_scanner_reads_the_kingdom_from_a_frame_that_slid_back(scanner_, mon
         homography = moved_frame(located.homography, -1, 0)
         return dataclasses.replace(located, homography=homography, corners=frame_corners(homography, 5))
 
-    monkeypatch.setattr(recognizer, "locate_kingdom", one_row_high)
+    monkeypatch.setattr(scanner_, "locate", one_row_high)
     slid = scanner_.scan(photo)
     assert SLID_FRAME_NOTE in slid.notes
     assert slid.kingdom == right.kingdom

@@ -1,0 +1,452 @@
+"""The locator: a flat list of attempts under a time budget, every frame judged alike, the path recorded.
+
+Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule beside it holds:
+  fast          always: the lattice on a ~1000 px copy; decides alone when sure and central
+  whole         not settled: the lattice on the work copy of the photo
+  cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
+  windows       not settled, no table pattern met: half-photo and small windows
+  zoomed        not settled: windows around the colourful patches (or the centre) enlarged
+  unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
+  reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
+  sharpened     the same, on an unsharp-masked copy
+"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);
+the search stops there. The chosen frame among the accepted ones is the most central, when its squares
+are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
+squares on its copy) counts only once the whole search has had its say, confirmed on the photo.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from scanner.errors import KingdomNotFoundError
+from scanner.geometry import (
+    apply_homography,
+    covers,
+    frame_corners,
+    frame_homography,
+    frame_middle,
+    frames_overlap,
+    image_centre,
+    square_px,
+    upright_corners,
+)
+from scanner.locate import search as generators
+from scanner.locate.grow import grow_to_seven
+from scanner.locate.judge import Verdict
+from scanner.locate.refusals import (
+    LocatorRefusal,
+    NoGridFound,
+    OnlyTablePattern,
+    PhotoTooSmall,
+    TooSmall,
+    most_telling,
+)
+from scanner.locate.search import Found, View, alike_squares, snap_to_image
+from scanner.locate.settings import DEFAULT_SETTINGS, LocatorSettings
+from scanner.overlay import draw_search
+
+TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
+#: What a search of a copy (an enlarged window, a reduced or sharpened photo) runs on it.
+ZOOMED_STEPS = ("fast", "whole", "windows")
+BLURRED_COPY_STEPS = ("fast", "whole", "cropped", "windows", "unlike_table")
+SHOWN_CANDIDATES = 3  # refused candidates drawn on a refusal's overlay
+
+
+@dataclass
+class Located:
+    """Where the kingdom is: grid size, frame corners and the grid -> photo homography (original pixels)."""
+
+    grid_size: int
+    corners: np.ndarray  # (4, 2) TL, TR, BR, BL in original pixels
+    homography: np.ndarray  # grid coordinates (col, row) in [0, N] -> original pixels
+    square_px: float  # mean side of one square in the original photo, in pixels
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    deblurred: bool = False  # found only on a reduced or sharpened copy of a blurred photo
+    path: list[str] = field(default_factory=list)  # the attempts run, "name=outcome", in order
+    found_by: str = ""  # the attempt whose frame was kept
+    unsure: bool = False  # the frame barely passed the judge: it may be misplaced
+    verdict: Verdict | None = None  # the judge's evidence on the kept frame
+
+
+@dataclass
+class Candidate:
+    """A frame proposed by an attempt, in the search's pixels."""
+
+    homography: np.ndarray  # grid -> search view
+    size: int
+    others: np.ndarray  # (k, 2) centres of other kingdoms seen, search view pixels
+    verdict: Verdict
+    attempt: str
+    origin: View  # the view it was found on (grown there)
+    to_here: np.ndarray  # origin view pixels -> search view pixels
+    pending: bool = False  # an unsure fast frame, not yet confirmed on the view
+    deblurred: bool = False
+
+
+class Search:
+    """The attempts on one view: the photo, or a copy of it (with its own, shorter list of steps)."""
+
+    def __init__(self, view: View, steps: tuple[str, ...], started: float, deblurred: bool = False) -> None:
+        self.view, self.steps, self.started, self.deblurred = view, steps, started, deblurred
+        self.settings = view.settings
+        self.candidates: list[Candidate] = []  # accepted or pending, in the order found
+        self.refused: list[Candidate] = []
+        self.refusals: list[LocatorRefusal] = []
+        self.path: list[str] = []
+        self.ran: set[str] = set()
+        self.segments: np.ndarray | None = None  # the photo's work segments, for the debug drawing
+
+    # --- the state the rules read
+    def chosen(self) -> Candidate | None:
+        """The most central accepted kingdom (see the module's docstring)."""
+        chosen = None
+        for candidate in list(self.candidates):  # a pending frame refused on confirmation leaves the list
+            if candidate.pending and "whole" not in self.ran:
+                continue
+            if chosen is not None and (
+                _same_kingdom(candidate, chosen) or not alike_squares(_frame(candidate), _frame(chosen))
+            ):
+                continue
+            if chosen is not None and self._off_centre(candidate) >= self._off_centre(chosen):
+                continue
+            if candidate.pending and not self._confirm(candidate):
+                continue
+            chosen = candidate
+        if chosen is not None:  # every other accepted kingdom apart from it is another kingdom seen
+            extra = [
+                frame_middle(c.homography, c.size)
+                for c in self.candidates
+                if c is not chosen
+                and not c.pending
+                and not _same_kingdom(c, chosen)
+                and alike_squares(_frame(c), _frame(chosen))
+            ]
+            if extra:
+                chosen = _with_others(chosen, np.array(extra))
+        return chosen
+
+    def settled(self) -> bool:
+        chosen = self.chosen()
+        return chosen is not None and covers(chosen.homography, chosen.size, image_centre(self.view.shape))
+
+    def met(self, refusal: type) -> bool:
+        return any(isinstance(error, refusal) for error in self.refusals)
+
+    def over_budget(self) -> bool:
+        # processor time of this thread: other programs on a busy machine do not spend the budget
+        return time.thread_time() - self.started > self.settings.budget_seconds
+
+    # --- running
+    def run(self) -> Candidate | None:
+        for name in (name for name in ATTEMPTS if name in self.steps and name in self.settings.attempts):
+            if self.ran and self.over_budget():  # the first attempt always runs
+                self.path.append("budget=spent")
+                break
+            rule, attempt = ATTEMPTS[name]
+            if not rule(self):
+                continue
+            start = time.perf_counter()
+            before = len(self.candidates)
+            attempt(self)
+            self.ran.add(name)
+            key = f"locate.{name}"
+            self.view.timings[key] = self.view.timings.get(key, 0.0) + time.perf_counter() - start
+            added = self.candidates[before:]
+            outcome = "accepted" if added else "none"
+            if added and all(c.pending for c in added):
+                outcome = "pending"
+            self.path.append(f"{name}={outcome}")
+            if self.settled():
+                break
+        return self.chosen()
+
+    def offer(self, found: Found | None, attempt: str, to_here: np.ndarray | None = None, view=None) -> bool:
+        """Add a generator's frame: accepted ones join the candidates, refused ones give their reason."""
+        if found is None:
+            return False
+        view = self.view if view is None else view
+        to_here = np.eye(3) if to_here is None else to_here
+        homography = to_here @ found.homography
+        candidate = Candidate(
+            homography,
+            found.size,
+            apply_homography(homography, found.others) if len(found.others) else np.zeros((0, 2)),
+            found.verdict,
+            attempt,
+            view,
+            to_here,
+            deblurred=self.deblurred,
+        )
+        if found.size and found.verdict.accepted:
+            small = square_px(frame_corners(homography, found.size), found.size) / self.view.photo_scale
+            if small < self.settings.min_square_px:  # an enlarged window's squares, in the photo's pixels
+                found.verdict.refusal = TooSmall(small, self.settings.min_square_px)
+        if found.verdict.accepted and found.size:
+            candidate.pending = not found.sure
+            self.candidates.append(candidate)
+            return True
+        self.refusals.append(found.verdict.refusal or NoGridFound())
+        if found.size:
+            self.refused.append(candidate)
+        return False
+
+    def _confirm(self, candidate: Candidate) -> bool:
+        found = generators.confirm(
+            self.view, Found(candidate.homography, candidate.size, np.zeros((0, 2)), candidate.verdict)
+        )
+        candidate.pending = False
+        candidate.homography, candidate.verdict = found.homography, found.verdict
+        if not found.verdict.accepted:
+            self.candidates.remove(candidate)
+            self.refusals.append(found.verdict.refusal)
+            return False
+        return True
+
+    def _off_centre(self, candidate: Candidate) -> float:
+        middle = frame_middle(candidate.homography, candidate.size)
+        return float(np.linalg.norm(np.subtract(middle, image_centre(self.view.shape))))
+
+
+# --- the attempts ---------------------------------------------------------------------------------------
+def _fast(search: Search) -> None:
+    found = generators.fast(search.view)
+    if found is None or not found.verdict.accepted:
+        search.offer(found, "fast")
+        return
+    central = covers(found.homography, found.size, image_centre(search.view.shape))
+    if central and found.sure:  # decides alone once confirmed on the view itself
+        search.offer(generators.confirm(search.view, found), "fast")
+        return
+    found.sure = False  # an unsure or off-centre frame: the whole search may overrule it
+    search.offer(found, "fast")
+
+
+def _whole(search: Search) -> None:
+    search.offer(generators.whole(search.view), "whole")
+    if search.segments is None:
+        work, _, segs, scale = search.view.work()
+        search.segments = segs / scale
+
+
+def _cropped(search: Search) -> None:
+    search.offer(generators.cropped(search.view), "cropped")
+
+
+def _windows(search: Search, unlike: bool = False) -> None:
+    for found in generators.windows(search.view, unlike):
+        search.offer(found, "unlike_table" if unlike else "windows")
+
+
+def _unlike_table(search: Search) -> None:
+    if search.offer(generators.whole(search.view, unlike=True), "unlike_table"):
+        return
+    _windows(search, unlike=True)
+
+
+def _zoomed(search: Search) -> None:
+    """Enlarged windows around the colourful patches, the most central first (around the photo's centre
+    when a kingdom beside it was accepted): a kingdom too small for the work copy shows there."""
+    view, settings = search.view, search.settings
+    height, width = view.shape[:2]
+    half = round(settings.zoom_half_side * max(height, width))
+    zoom = min(settings.max_zoom, settings.work_side / (2 * half))
+    if search.chosen() is not None:
+        centres = [(0.5, 0.5)]
+    else:
+        centres = sorted(
+            view.patches(),
+            key=lambda xy: np.hypot((xy[0] - 0.5) * width, (xy[1] - 0.5) * height),
+        )
+    # a photo over 4000 px: the window is shrunk, but still searched finer than the whole photo was
+    interpolation = cv2.INTER_AREA if zoom < 1 else cv2.INTER_LINEAR
+    for x, y in centres:
+        left = int(np.clip(x * width - half, 0, max(0, width - 2 * half)))
+        top = int(np.clip(y * height - half, 0, max(0, height - 2 * half)))
+        window = view.image[top : top + 2 * half, left : left + 2 * half]
+        enlarged = cv2.resize(window, None, fx=zoom, fy=zoom, interpolation=interpolation)
+        to_photo = np.array([[1 / zoom, 0, left], [0, 1 / zoom, top], [0, 0, 1]])
+        if _search_copy(search, "zoomed", enlarged, to_photo, ZOOMED_STEPS, zoom, whole_photo=False):
+            return
+
+
+def _blurred_copy(search: Search, name: str) -> None:
+    """The photo reduced (the blur shrinks with it) or sharpened, searched as the photo was: blur (out of
+    focus, a moving hand) smears the seams under the segment detector's threshold."""
+    image, settings = search.view.image, search.settings
+    content = None
+    if name == "reduced":
+        scale = settings.blur_reduce
+        copy = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    else:
+        scale = 1.0
+        blurred = cv2.GaussianBlur(image, (0, 0), settings.sharpen_sigma * max(image.shape[:2]))
+        copy = cv2.addWeighted(image, 1 + settings.sharpen_amount, blurred, -settings.sharpen_amount, 0)
+        content = image  # sharpening makes texture of noise: the squares are judged on the photo's pixels
+    if min(copy.shape[:2]) >= 32:
+        to_photo = np.diag([1 / scale, 1 / scale, 1.0])
+        _search_copy(search, name, copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content)
+
+
+def _search_copy(
+    search: Search,
+    name: str,
+    copy: np.ndarray,
+    to_photo: np.ndarray,
+    steps: tuple[str, ...],
+    scale: float,
+    deblurred: bool = False,
+    whole_photo: bool = True,
+    content: np.ndarray | None = None,
+) -> bool:
+    """Search a copy of (part of) the view with ``steps``; its kingdom joins the view's candidates."""
+    photo_scale = scale * search.view.photo_scale
+    view = View(
+        copy,
+        search.view.grid,
+        search.view.grayscale,
+        search.settings,
+        search.view.timings,
+        photo_scale,
+        search.view.photo or search.view,
+        whole_photo,
+        content,
+    )
+    inner = Search(view, steps, search.started, deblurred)
+    chosen = inner.run()
+    search.path.extend(f"{name}.{step}" for step in inner.path)
+    search.refusals.extend(inner.refusals)
+    if chosen is None:
+        return False
+    candidate = Candidate(
+        to_photo @ chosen.homography,
+        chosen.size,
+        apply_homography(to_photo, chosen.others) if len(chosen.others) else chosen.others,
+        chosen.verdict,
+        name,
+        chosen.origin,
+        to_photo @ chosen.to_here,
+        deblurred=deblurred,
+    )
+    search.candidates.append(candidate)
+    return True
+
+
+def _always(search: Search) -> bool:
+    return True
+
+
+def _not_settled(search: Search) -> bool:
+    return not search.settled()
+
+
+def _nothing_yet(search: Search) -> bool:
+    return search.chosen() is None and not search.met(OnlyTablePattern)
+
+
+def _not_settled_nor_table_pattern(search: Search) -> bool:
+    return not search.settled() and not search.met(OnlyTablePattern)
+
+
+def _worth_zooming(search: Search) -> bool:
+    """A kingdom beside the centre (look at the centre), or colourful patches (a plain table: no)."""
+    return not search.settled() and (search.chosen() is not None or bool(search.view.patches()))
+
+
+def _worth_unlike_table(search: Search) -> bool:
+    return search.chosen() is None and not search.view.grayscale and bool(search.view.patches())
+
+
+#: name -> (when it runs, what it does), in the order tried.
+ATTEMPTS: dict[str, tuple[Callable[[Search], bool], Callable[[Search], None]]] = {
+    "fast": (_always, _fast),
+    "whole": (_not_settled, _whole),
+    "cropped": (_nothing_yet, _cropped),
+    "windows": (_not_settled_nor_table_pattern, _windows),
+    "zoomed": (_worth_zooming, _zoomed),
+    "unlike_table": (_worth_unlike_table, _unlike_table),
+    "reduced": (_nothing_yet, lambda search: _blurred_copy(search, "reduced")),
+    "sharpened": (_nothing_yet, lambda search: _blurred_copy(search, "sharpened")),
+}
+
+
+# --- the public entry -----------------------------------------------------------------------------------
+def locate_kingdom(
+    image: np.ndarray,
+    grid: int | str = "auto",
+    grayscale: bool = False,
+    settings: LocatorSettings = DEFAULT_SETTINGS,
+) -> Located:
+    """Find the kingdom in a BGR photo. Raises a KingdomNotFoundError subclass (scanner.locate.refusals)
+    with a reason a player understands; its ``overlay`` draws the segments and the best refused frames."""
+    started = time.thread_time()
+    if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
+        raise PhotoTooSmall()
+    view = View(image, grid, grayscale, settings)
+    search = Search(view, tuple(ATTEMPTS), started)
+    chosen = search.run()
+    if chosen is None:
+        raise _refusal(search)
+    return _finish(search, chosen)
+
+
+def _finish(search: Search, chosen: Candidate) -> Located:
+    """The chosen frame grown to 7×7 when it is the middle of one, snapped to a cropped photo's corners."""
+    view, settings = search.view, search.settings
+    size, homography = chosen.size, chosen.homography
+    if size == 5 and view.grid == "auto":
+        start = time.perf_counter()
+        origin = chosen.origin
+        on_origin = np.linalg.inv(chosen.to_here) @ homography
+        table = None if origin.grayscale else origin.table_colours()
+        grown = grow_to_seven(origin.image, origin.gray, on_origin, origin.grayscale, settings, table)
+        if grown is not None:
+            homography, size = chosen.to_here @ grown, 7
+        view.timings["locate.grow"] = time.perf_counter() - start
+    corners = upright_corners(snap_to_image(frame_corners(homography, size), size, view.shape))
+    if not np.isfinite(corners).all():
+        raise _refusal(search)
+    homography = frame_homography(corners, size)
+    # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
+    notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
+    return Located(
+        size,
+        corners,
+        homography,
+        square_px(corners, size),
+        notes,
+        dict(view.timings),
+        deblurred=chosen.deblurred,
+        path=search.path,
+        found_by=chosen.attempt,
+        unsure=chosen.deblurred or chosen.verdict.unsure(settings),
+        verdict=chosen.verdict,
+    )
+
+
+def _refusal(search: Search) -> KingdomNotFoundError:
+    """The most telling refusal met, with the segments and the best refused frames drawn on the photo."""
+    refusal = most_telling(search.refusals)
+    refusal.path = search.path
+    best = sorted(search.refused, key=lambda c: -c.verdict.score)[:SHOWN_CANDIDATES]
+    refusal.overlay = draw_search(search.view.image, search.segments, [(c.homography, c.size) for c in best])
+    return refusal
+
+
+def _frame(candidate: Candidate) -> tuple[np.ndarray, int]:
+    return candidate.homography, candidate.size
+
+
+def _same_kingdom(one: Candidate, other: Candidate) -> bool:
+    return frames_overlap(_frame(one), _frame(other))
+
+
+def _with_others(candidate: Candidate, points: np.ndarray) -> Candidate:
+    others = np.concatenate([candidate.others.reshape(-1, 2), points])
+    return Candidate(**{**candidate.__dict__, "others": others})

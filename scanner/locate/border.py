@@ -1,0 +1,104 @@
+"""The table as the photo's border shows it: its colours, and which pixels are unlike all of them.
+
+A player frames the kingdom with table around it, so the strips along the photo's edges show the table.
+Colours are compared in Lab with the lightness weighed half (grain and shadows vary it), median-filtered,
+on a ``table_side`` copy.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from scanner.locate.settings import LocatorSettings
+
+
+def table_lab(image: np.ndarray) -> np.ndarray:
+    """The colours the table is compared in: Lab with the lightness weighed half, median-filtered."""
+    lab = cv2.cvtColor(cv2.medianBlur(image, 5), cv2.COLOR_BGR2LAB).astype(np.float32)
+    return lab * np.float32([0.5, 1, 1])
+
+
+def table_copy(work: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """The copy the table's colours are taken on."""
+    factor = settings.table_side / max(work.shape[:2])
+    return cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+
+
+def border_strips(image: np.ndarray, settings: LocatorSettings) -> list[np.ndarray]:
+    """The strips along the four edges of a table copy: the table."""
+    strip = max(4, round(settings.table_border * max(image.shape[:2])))
+    return [image[:strip], image[-strip:], image[:, :strip].swapaxes(0, 1), image[:, -strip:].swapaxes(0, 1)]
+
+
+def table_colours(pixels: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """k-means centres of (m, 3) table-Lab pixels of the border."""
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(0)  # k-means++ seeds from OpenCV's generator: the same photo, the same colours
+    _, _, colours = cv2.kmeans(pixels, settings.table_colours, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    return colours
+
+
+def border_colours(image: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """The table's colours, cheaply: only the border strips are reduced to the table copy's scale, each
+    filtered on its own, and every 4th pixel clustered."""
+    factor = settings.table_side / max(image.shape[:2])
+    strip = round(max(4, round(settings.table_border * settings.table_side)) / factor)
+    strips = [
+        image[:strip],
+        image[-strip:],
+        image[:, :strip].swapaxes(0, 1),
+        image[:, -strip:].swapaxes(0, 1),
+    ]
+    pixels = [
+        table_lab(
+            cv2.resize(np.ascontiguousarray(part), None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        ).reshape(-1, 3)
+        for part in strips
+    ]
+    return table_colours(np.ascontiguousarray(np.concatenate(pixels)[::4]), settings)
+
+
+def unlike_table(work: np.ndarray, segs: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """Mask of the segments whose middle lies on or near pixels unlike every colour of the photo's border."""
+    factor = settings.table_side / max(work.shape[:2])
+    lab = table_lab(table_copy(work, settings))
+    pixels = np.concatenate([strip.reshape(-1, 3) for strip in border_strips(lab, settings)])
+    colours = table_colours(pixels, settings)
+    distance = np.linalg.norm(lab.reshape(-1, 1, 3) - colours[None], axis=2).min(axis=1)
+    distance = cv2.blur(distance.reshape(lab.shape[:2]), (7, 7))
+    _, unlike = cv2.threshold(
+        np.clip(4 * distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU
+    )
+    reach = round(settings.table_reach * settings.table_side) | 1
+    unlike = cv2.dilate(unlike, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    mids = np.clip(
+        ((segs[:, :2] + segs[:, 2:]) / 2 * factor).astype(int), 0, [lab.shape[1] - 1, lab.shape[0] - 1]
+    )
+    return unlike[mids[:, 1], mids[:, 0]] > 0
+
+
+def colourful_patches(work: np.ndarray, settings: LocatorSettings, min_spread: float = 0.0) -> list:
+    """Centres (x, y in 0-1 photo units) of the patches, about a small kingdom wide, whose colours vary
+    the most: tiles of several terrains side by side against a table of one colour and texture. Only
+    patches whose mean colour spread (Lab units, lightness weighed half) is at least ``min_spread``."""
+    height, width = work.shape[:2]
+    side = settings.patch_side
+    factor = side / max(height, width)
+    small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    square = 2 * round(0.04 * side) + 1  # about a square of a kingdom 20 % of the photo wide
+    variance = np.zeros(small.shape[:2], np.float32)
+    for channel, weight in ((0, 0.5), (1, 1.0), (2, 1.0)):  # colour counts more than brightness
+        mean = cv2.blur(lab[..., channel], (square, square))
+        variance += weight * (cv2.blur(lab[..., channel] ** 2, (square, square)) - mean * mean)
+    kingdom = 2 * round(0.1 * side) + 1
+    score = cv2.blur(np.sqrt(np.maximum(variance, 0)), (kingdom, kingdom))
+    centres = []
+    for _ in range(settings.patches):
+        y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+        if score[y, x] < min_spread:
+            break
+        centres.append(((x + 0.5) / small.shape[1], (y + 0.5) / small.shape[0]))
+        cv2.circle(score, (int(x), int(y)), round(0.15 * side), 0.0, -1)  # the next patch elsewhere
+    return centres

@@ -1,0 +1,58 @@
+"""Growing a 5×5 frame to the Mighty Duel 7×7 kingdom it may be the middle of.
+
+The outer squares of a 7×7 kingdom can close fewer cells in the lattice fit (shadows, a castle model,
+faint seams) than its middle 5×5: the 5×5 is grown to the 7×7 around it when the ring of 24 squares it
+adds is made of tiles too (seams on the same lattice, squares closed on most sides) and the 7×7 passes
+the judge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scanner.geometry import frame_corners, moved_frame
+from scanner.locate.judge import beyond_image, judge_content
+from scanner.locate.refine import refine, seam_support, side_hits
+from scanner.locate.settings import LocatorSettings
+
+
+def grow_to_seven(
+    work: np.ndarray,
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    grayscale: bool,
+    settings: LocatorSettings,
+    table: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """The grid -> work homography of the 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom.
+    ``table``: the table's colours, as the judge takes them."""
+
+    def ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
+        """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
+        sides = across[:-1].astype(int) + across[1:] + along[:-1].T + along[1:].T
+        ring = np.ones(sides.shape, bool)
+        ring[row : row + 5, col : col + 5] = False
+        return sides[ring]
+
+    across, along = side_hits(gray, moved_frame(grid_to_work, -2, -2), 9)  # the 9×9 around the 5×5
+    options = []
+    for top in range(3):
+        for left in range(3):
+            window = (across[top : top + 8, left : left + 7], along[left : left + 8, top : top + 7])
+            options.append((ring_sides(*window, 2 - top, 2 - left).mean() / 4, top, left))
+    screen, top, left = max(options)
+    if screen < settings.grow_screen:
+        return None
+    grown = moved_frame(grid_to_work, top - 2, left - 2)
+    if beyond_image(frame_corners(grown, 7), 7, gray.shape):
+        return None  # not a kingdom seen whole
+    for cell in (settings.refine_cell_px, settings.fine_cell_px):
+        grown = refine(gray, grown, 7, cell)
+    sides = ring_sides(*side_hits(gray, grown, 7), 2 - top, 2 - left)
+    if sides.mean() / 4 < settings.grow_ring or (sides >= 3).sum() < settings.grow_closed:
+        return None
+    if seam_support(gray, grown, 7) < settings.min_seam_support:
+        return None
+    if not judge_content(work, grown, 7, grayscale, settings, table=table).accepted:
+        return None
+    return grown

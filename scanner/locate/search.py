@@ -1,0 +1,388 @@
+"""Searching one view of the photo for candidate frames: the candidate generators.
+
+A view is an image the lattice is looked for in: the photo itself, an enlarged window of it, or a reduced
+or sharpened copy. On a view, four generators propose frames:
+- ``fast``: the lattice fit on a copy reduced by an integer factor to about ``coarse_side`` pixels;
+- ``whole``: the lattice fit on the ``work_side`` copy (all segments, or those unlike the table);
+- ``cropped``: the whole view as the frame of a cropped board, when its inner seams say so;
+- ``windows``: the lattice fit on the segments of half-view windows, then of small windows around the
+  centre and the colourful patches.
+Each proposal is refined on the view's gradients and judged (scanner.locate.judge); the generators return
+``Found`` frames (accepted or not) in the view's pixels.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from kingdomino.board import GRID_SIZES
+from scanner.geometry import (
+    apply_homography,
+    covers,
+    frame_corners,
+    frame_homography,
+    frame_middle,
+    image_centre,
+    image_corners,
+    square_px,
+)
+from scanner.locate.border import border_colours, colourful_patches, unlike_table
+from scanner.locate.judge import Verdict, judge_content, judge_geometry
+from scanner.locate.lattice import NO_OTHERS, find_lattice
+from scanner.locate.refine import refine, seam_support
+from scanner.locate.refusals import NoGridFound
+from scanner.locate.segments import CENTRAL, Focus, find_segments
+from scanner.locate.settings import LocatorSettings
+
+
+@dataclass
+class Found:
+    """A frame proposed on a view: grid -> view homography, N, the centres of other kingdoms seen
+    (grid coordinates), the judge's verdict, and whether the fast generator was sure of it."""
+
+    homography: np.ndarray
+    size: int
+    others: np.ndarray
+    verdict: Verdict
+    sure: bool = True
+    cropped: bool = False  # the view's own outline is the frame (a cropped board)
+
+
+@dataclass
+class View:
+    """An image searched for the kingdom, with its grey copy and the copies made of it on demand."""
+
+    image: np.ndarray
+    grid: int | str
+    grayscale: bool
+    settings: LocatorSettings
+    timings: dict[str, float] = field(default_factory=dict)
+    photo_scale: float = 1.0  # view pixels per photo pixel
+    photo: View | None = None  # the photo this view is a copy of (None: the photo itself)
+    whole_photo: bool = True  # the whole photo (a copy of it), not a window: its edge may be a board's
+    content: np.ndarray | None = None  # the colour pixels squares are judged on (None: ``image``)
+
+    def __post_init__(self) -> None:
+        self.gray = cv2.cvtColor(self.image, cv2.COLOR_BGR2GRAY)
+        self._work: tuple | None = None
+        self._unlike: np.ndarray | None = None
+        self._patches: list | None = None
+        self._table: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.image.shape
+
+    def work(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """(colour copy, grey copy, segments, scale) at most ``work_side`` pixels long, made once."""
+        if self._work is None:
+            start = time.perf_counter()
+            height, width = self.shape[:2]
+            scale = min(1.0, self.settings.work_side / max(height, width))
+            # segments on the grey copy reduced by area averaging; the colour copy only serves the content
+            # judge and the colourful patches, for which a bilinear reduction is enough and much faster
+            colour = self.image if self.content is None else self.content
+            if scale < 1:
+                gray = cv2.resize(self.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+                work = cv2.resize(colour, gray.shape[::-1], interpolation=cv2.INTER_LINEAR)
+            else:
+                gray, work = self.gray, colour
+            self._add("locate.downscale", start)
+            start = time.perf_counter()
+            self._work = (work, gray, find_segments(gray), scale)
+            self._add("locate.segments", start)
+        return self._work
+
+    def unlike_mask(self) -> np.ndarray:
+        """Which work segments lie on or near colours the photo's border (the table) lacks."""
+        if self._unlike is None:
+            work, _, segs, _ = self.work()
+            self._unlike = unlike_table(work, segs, self.settings)
+        return self._unlike
+
+    def patches(self) -> list[tuple[float, float]]:
+        """The colourful patches (0-1 view units) worth an enlarged or unlike-the-table search: colours
+        varying at least ``zoom_min_spread`` (less is plain table)."""
+        if self._patches is None:
+            self._patches = colourful_patches(self.image, self.settings, self.settings.zoom_min_spread)
+        return self._patches
+
+    def table_colours(self) -> np.ndarray:
+        """The table's colours along the photo's border (the photo's, for a copy of part of it)."""
+        if self.photo is not None:
+            return self.photo.table_colours()
+        if self._table is None:
+            start = time.perf_counter()
+            self._table = border_colours(self.image, self.settings)
+            self._add("locate.table", start)
+        return self._table
+
+    def _add(self, name: str, start: float) -> None:
+        self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
+
+
+# --- the generators -------------------------------------------------------------------------------------
+def fast(view: View) -> Found | None:
+    """The lattice on a copy about ``coarse_side`` pixels long, in the view's pixels (None when the view
+    is too small for such a copy, or nothing passes there). ``sure`` when its squares are large there;
+    an accepted frame is confirmed on the view itself (see ``confirm``) before it counts."""
+    settings = view.settings
+    height, width = view.shape[:2]
+    factor = math.ceil(max(height, width) / settings.coarse_side) if settings.coarse_side else 0
+    if factor < 2:
+        return None  # no coarse copy worth the name: the whole search is just as fast
+    start = time.perf_counter()
+    # an integer reduction of a crop to a multiple of it: area averaging then costs almost nothing
+    kept = view.image[: height - height % factor, : width - width % factor]
+    small = cv2.resize(kept, (kept.shape[1] // factor, kept.shape[0] // factor), interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    if view.content is not None:  # the squares are judged on the photo's own pixels
+        kept = view.content[: height - height % factor, : width - width % factor]
+        small = cv2.resize(kept, gray.shape[::-1], interpolation=cv2.INTER_AREA)
+    view._add("locate.downscale", start)
+    start = time.perf_counter()
+    segs = find_segments(gray)
+    view._add("locate.segments", start)
+    found = lattice_search(small, gray, segs, view, 1 / factor, CENTRAL)
+    if not found.size:
+        return found
+    found.sure = square_px(frame_corners(found.homography, found.size), found.size) >= (
+        settings.coarse_min_square_px
+    )
+    found.cropped = photo_frame(found.homography, found.size, gray.shape) is not None
+    found.homography = np.diag([factor, factor, 1.0]) @ found.homography
+    return found
+
+
+def confirm(view: View, found: Found) -> Found:
+    """A fast frame refined on the view itself; refused when it no longer sits on seams there."""
+    if found.cropped or not found.verdict.accepted:  # a cropped board: the photo's frame, nothing to refine
+        return found
+    start = time.perf_counter()
+    settings = view.settings
+    homography = refine(view.gray, found.homography, found.size, settings.refine_cell_px)
+    support = seam_support(view.gray, homography, found.size)
+    verdict = Verdict(**{**found.verdict.__dict__, "seam_support": support})
+    if support < settings.min_seam_support:
+        verdict.refusal = NoGridFound()
+    else:
+        for _ in range(settings.fine_passes):
+            homography = refine(view.gray, homography, found.size, settings.fine_cell_px)
+    view._add("locate.fine_refine", start)
+    return Found(homography, found.size, found.others, verdict, found.sure)
+
+
+def whole(view: View, unlike: bool = False) -> Found:
+    """The lattice on the work copy (``unlike``: its segments unlike the table only), refined on the view."""
+    work, gray, segs, scale = view.work()
+    settings = view.settings
+    if unlike:
+        segs = segs[view.unlike_mask()]
+    support = settings.min_window_seam_support if unlike else settings.min_seam_support
+    found = lattice_search(work, gray, segs, view, scale, CENTRAL, min_support=support)
+    return _on_view(view, found, scale)
+
+
+def cropped(view: View) -> Found | None:
+    """The view itself as the frame of a cropped board, when its inner seams and squares say so."""
+    work, gray, _, scale = view.work()
+    settings = view.settings
+    height, width = gray.shape
+    if not settings.cropped_aspect[0] <= width / height <= settings.cropped_aspect[1]:
+        return None
+    best: Found | None = None
+    for size in GRID_SIZES if view.grid == "auto" else (int(view.grid),):
+        if min(height, width) / scale / size < settings.min_square_px:
+            continue
+        grid_to_work = frame_homography(image_corners(gray.shape), size)
+        for _ in range(2):
+            grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px, keep_outline=True)
+        support = seam_support(gray, grid_to_work, size, inner_only=True)
+        verdict = Verdict(seam_support=support, min_support=settings.min_seam_support, aspect=1.0)
+        if support >= settings.min_seam_support:
+            judge_content(work, grid_to_work, size, view.grayscale, settings, verdict)
+        else:
+            verdict.refusal = NoGridFound()
+        candidate = Found(grid_to_work, size, NO_OTHERS, verdict, cropped=True)
+        if best is None or (verdict.accepted, support) > (best.verdict.accepted, best.verdict.seam_support):
+            best = candidate
+    return None if best is None else _on_view(view, best, scale)
+
+
+def windows(view: View, unlike: bool = False) -> list[Found]:
+    """Frames found window by window, the most central window first; the list ends at the first accepted
+    one. Windows are half the view on each axis, a quarter apart, so a kingdom up to a quarter of the view
+    wide lies whole in one of them; then smaller windows around the view's centre and the most colourful
+    patches in its middle half (a small kingdom on a busy table is outvoted even in a half-view window),
+    whose kingdom must cover the window's centre."""
+    work, gray, segs, scale = view.work()
+    settings = view.settings
+    if unlike:
+        segs = segs[view.unlike_mask()]
+    height, width = gray.shape
+    norm = float(max(height, width))
+    starts = np.arange(0, 1 - settings.window_side + 1e-9, settings.window_stride)
+    halves = [(x + settings.window_side / 2, y + settings.window_side / 2) for y in starts for x in starts]
+    halves.sort(key=lambda xy: abs(xy[0] - 0.5) + abs(xy[1] - 0.5))
+    half_x, half_y = settings.window_side / 2 * width, settings.window_side / 2 * height
+    boxes = [(x * width, y * height, half_x, half_y, 1.0) for x, y in halves]
+    # a player frames the kingdom roughly in the middle: the patches of the middle half only (a small
+    # window at the photo's edge would find another player's kingdom as readily)
+    patches = [
+        (x, y) for x, y in colourful_patches(work, settings) if max(abs(x - 0.5), abs(y - 0.5)) <= 0.25
+    ]
+    centres = [(0.5, 0.5)] + sorted(
+        patches, key=lambda xy: math.hypot((xy[0] - 0.5) * width, (xy[1] - 0.5) * height)
+    )
+    boxes += [
+        (x * width, y * height, half * norm, half * norm, settings.small_window_tiles)
+        for x, y in centres
+        for half in settings.small_windows
+    ]
+    results = []
+    mids = (segs[:, :2] + segs[:, 2:]) / 2
+    for x, y, half_x, half_y, tiles in boxes:
+        inside = (np.abs(mids[:, 0] - x) <= half_x) & (np.abs(mids[:, 1] - y) <= half_y)
+        focus = ((x - width / 2) / norm, (y - height / 2) / norm, 0.7 * max(half_x, half_y) / norm)
+        found = lattice_search(
+            work, gray, segs[inside], view, scale, focus, settings.min_window_seam_support, tiles
+        )
+        if found.verdict.accepted and tiles != 1.0 and not covers(found.homography, found.size, (x, y)):
+            found.verdict.refusal = NoGridFound()  # a kingdom beside the point looked at
+        results.append(found)
+        if found.verdict.accepted:
+            return [_on_view(view, found, scale)]
+    return results
+
+
+def _on_view(view: View, found: Found, scale: float) -> Found:
+    """A frame on the work copy as a frame on the view, refined there at the finest resolution (an accepted
+    one; a cropped board keeps the view's outline)."""
+    found.homography = np.diag([1 / scale, 1 / scale, 1.0]) @ found.homography
+    if found.size and photo_frame(found.homography, found.size, view.shape) is not None:
+        found.cropped = True  # the lattice fills the view: its outline is the view's edge
+    if found.verdict.accepted and not found.cropped:
+        start = time.perf_counter()
+        found.homography = refine(view.gray, found.homography, found.size, view.settings.fine_cell_px)
+        view._add("locate.fine_refine", start)
+    return found
+
+
+# --- one lattice search: fit, second kingdom, refine, judge ---------------------------------------------
+def lattice_search(
+    work: np.ndarray,
+    gray: np.ndarray,
+    segs: np.ndarray,
+    view: View,
+    scale: float,
+    focus: Focus,
+    min_support: float | None = None,
+    tiles: float = 1.0,
+) -> Found:
+    """Fit, refine and judge one lattice among ``segs`` (work pixels; ``scale``: work px per view px)."""
+    settings = view.settings
+    min_support = settings.min_seam_support if min_support is None else min_support
+    start = time.perf_counter()
+    lattice = find_lattice(segs, gray.shape, view.grid, settings.direction_peaks, focus, tiles)
+    if lattice is not None and focus == CENTRAL:
+        lattice = most_central(segs, gray.shape, view.grid, lattice, settings)
+    view._add("locate.lattice", start)
+    if lattice is None:
+        return Found(np.eye(3), 0, NO_OTHERS, Verdict(refusal=NoGridFound()))  # size 0: no lattice
+    grid_to_work, size, others = lattice
+    start = time.perf_counter()
+    outline = photo_frame(grid_to_work, size, gray.shape)
+    for _ in range(2):
+        grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
+    view._add("locate.refine", start)
+    start = time.perf_counter()
+    support = seam_support(gray, grid_to_work, size)
+    is_cropped = False
+    if support < min_support and outline is not None:
+        # A cropped board's outline is the photo's edge, with no seam to refine on or to count:
+        # its frame is the photo's, and only its inner lines must sit on seams.
+        inner = seam_support(gray, outline, size, inner_only=True)
+        if inner >= min_support:
+            grid_to_work, support, is_cropped = outline, inner, True
+    verdict = judge_geometry(gray, grid_to_work, size, scale, settings, min_support, support)
+    if verdict.accepted:
+        fills = view.whole_photo and (is_cropped or photo_frame(grid_to_work, size, gray.shape) is not None)
+        table = None if fills or view.grayscale else view.table_colours()
+        judge_content(work, grid_to_work, size, view.grayscale, settings, verdict, table)
+    view._add("locate.check", start)
+    return Found(grid_to_work, size, others, verdict, cropped=is_cropped)
+
+
+def most_central(segs: np.ndarray, shape: tuple, grid: int | str, lattice: tuple, settings) -> tuple:
+    """Look for a second kingdom among the segments outside the first; keep the more central one.
+
+    When the first does not cover the image's centre, the second is first looked for as the first was
+    (segments weighed by their distance to the centre), pairing more directions: a complete kingdom off
+    the centre can win the first search when it lies square to the table's grain and the central one is
+    turned. Otherwise, or if that finds none, the segments outside the first all weigh alike.
+    """
+    grid_to_work, size, _ = lattice
+    mids = apply_homography(np.linalg.inv(grid_to_work), (segs[:, :2] + segs[:, 2:]) / 2)
+    outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
+    if outside.sum() < 12:
+        return lattice
+    other = None
+    if not covers(grid_to_work, size, image_centre(shape)):
+        other = find_lattice(segs[outside], shape, grid, settings.second_search_peaks, CENTRAL)
+    if other is None:
+        other = find_lattice(segs[outside], shape, grid, settings.direction_peaks, None)
+    return lattice if other is None else more_central_of(lattice, other, shape)
+
+
+def alike_squares(one: tuple, other: tuple) -> bool:
+    """Whether two frames (grid -> image homography, N, ...) have squares about as large (else one is
+    no second kingdom but, say, a lattice in the table's pattern)."""
+    ratio = square_px(frame_corners(one[0], one[1]), one[1]) / square_px(
+        frame_corners(other[0], other[1]), other[1]
+    )
+    return 0.6 < ratio < 1.6
+
+
+def off_centre(frame: tuple, shape: tuple[int, ...]) -> float:
+    """Distance (pixels) from a frame's middle to the centre of its (height, width, ...) image."""
+    return float(np.linalg.norm(np.subtract(frame_middle(frame[0], frame[1]), image_centre(shape))))
+
+
+def more_central_of(lattice: tuple, other: tuple, shape: tuple) -> tuple:
+    """Of two kingdoms found in one image (grid -> image homography, N, others), the one nearer its
+    centre, with the other's centre among its others; ``lattice`` when their squares are not alike."""
+    if not alike_squares(other, lattice):
+        return lattice
+    other_nearer = off_centre(other, shape) < off_centre(lattice, shape)
+    chosen, apart = (other, lattice) if other_nearer else (lattice, other)
+    to_chosen = np.linalg.inv(chosen[0])
+    others = [chosen[2], apply_homography(to_chosen @ apart[0], [[apart[1] / 2, apart[1] / 2], *apart[2]])]
+    return chosen[0], chosen[1], np.concatenate(others)
+
+
+def photo_frame(grid_to_work: np.ndarray, size: int, shape: tuple) -> np.ndarray | None:
+    """The grid -> image homography of the whole image when the lattice fills it (a cropped board)."""
+    corners = frame_corners(grid_to_work, size)
+    snapped = snap_to_image(corners, size, shape)
+    return None if snapped is corners else frame_homography(snapped, size)
+
+
+def snap_to_image(corners: np.ndarray, size: int, shape: tuple) -> np.ndarray:
+    """A cropped board fills the photo: when every frame corner is near a photo corner, use those.
+
+    Its outline has no table around it, so the outer lines cannot be refined on seams.
+    """
+    photo = image_corners(shape)
+    square = square_px(corners, size)
+    nearest = np.array([photo[np.argmin(np.linalg.norm(photo - corner, axis=1))] for corner in corners])
+    if (
+        len({tuple(p) for p in nearest}) == 4
+        and (np.linalg.norm(nearest - corners, axis=1) < 0.4 * square).all()
+    ):
+        return nearest
+    return corners

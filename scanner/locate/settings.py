@@ -1,0 +1,75 @@
+"""The locator's settings: one frozen dataclass, passed to ``locate_kingdom`` (the default when omitted).
+
+The figures behind each value are in docs/experiments.md; here each field says what it controls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Every attempt the locator knows, in the order they are tried (see scanner.locate.attempts).
+ALL_ATTEMPTS = ("fast", "whole", "cropped", "windows", "zoomed", "unlike_table", "reduced", "sharpened")
+
+
+@dataclass(frozen=True)
+class LocatorSettings:
+    # --- the attempts and their budget
+    attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, a subset of ALL_ATTEMPTS (order kept)
+    budget_seconds: float = 20.0  # no new attempt starts once the search has used this much processor time
+
+    # --- the views searched
+    work_side: int = 1600  # longest side of the copy the lattice is searched on
+    coarse_side: int = 1000  # the fast attempt's copy: reduced by an integer factor to at most this side
+    coarse_min_square_px: float = 28  # the fast attempt decides alone only with squares this large there
+    window_side: float = 0.5  # windows: this share of the photo's width and height
+    window_stride: float = 0.25  # windows: a quarter of the photo apart
+    small_windows: tuple[float, ...] = (0.15, 0.1)  # half-sides of the small windows (of the longest side)
+    small_window_tiles: float = 0.7  # share of the closed cells a kingdom needs in those small windows
+    zoom_half_side: float = 0.2  # zoomed windows: half-side, of the photo's longest side
+    max_zoom: float = 3.0  # zoomed windows are enlarged at most this many times
+    zoom_min_spread: float = 8.0  # colour spread (Lab) under which a patch is plain table, never zoomed
+    patch_side: int = 256  # longest side of the copy the colourful patches are looked for on
+    patches: int = 3  # colourful patches looked at
+    blur_reduce: float = 0.5  # the reduced copy of a blurred photo: this share of its size
+    sharpen_amount: float = 3.0  # the sharpened copy: unsharp-mask strength
+    sharpen_sigma: float = 0.003  # the sharpened copy: Gaussian sigma, of the photo's longest side
+    cropped_aspect: tuple[float, float] = (0.8, 1.25)  # width / height of a photo that may be a cropped board
+
+    # --- the table seen along the photo's border
+    table_side: int = 640  # longest side of the copy the table's colours are taken on
+    table_border: float = 0.04  # the border strip, of the copy's longest side
+    table_colours: int = 6  # k-means colours of the border
+    table_reach: float = 0.06  # segments this near (of the copy's side) to colours unlike the table count
+
+    # --- the lattice fit
+    direction_peaks: int = 3  # strongest segment directions paired in the lattice search
+    second_search_peaks: int = 5  # the same, in the search for a more central second kingdom
+    refine_cell_px: int = 48  # rectified resolution the frame lines are refined at
+    fine_cell_px: int = 96  # the same, for the last passes on the photo itself
+    fine_passes: int = 2  # refinement passes on the photo after the fast attempt
+
+    # --- the judge: what a candidate frame must show to be a kingdom
+    min_seam_support: float = 0.5  # share of the lattice's sides on a seam (whole-photo lattices)
+    min_window_seam_support: float = 0.6  # the same for a lattice found in a window (it sees less)
+    min_aspect: float = 0.65  # shorter / longer pair of frame sides: more is a view from above 45° or less
+    min_square_px: float = 20  # smaller squares (in the photo) cannot be read reliably
+    texture_gradient: float = 1.5  # median gradient inside a square above which it shows printed artwork
+    min_textured: float = 0.2  # share of the squares with artwork a kingdom shows at least
+    min_artwork: float = 0.1  # share of squares textured and unlike the table (when a table is in view)
+    min_colourful: float = 0.4  # share of squares of saturated colour (median saturation >= 70)
+    min_varied: float = 0.25  # share of squares whose colour differs from the frame's median one
+    plain_gradient: float = 3.0  # a table check: median gradient at most this (plain colour)
+    table_distance: float = 10.0  # a table check: its pixels within this Lab distance of a border colour
+    table_alike: float = 0.8  # a table check: this share of its pixels so
+    repeat_distance: float = 8.0  # a table check: mean colour this near its 2×2 repeat's
+    check_contrast: float = 15.0  # a table check: unlike each square beside it by more than this
+    max_table_pattern: float = 0.3  # a frame with this share of table checks is the table's pattern
+    unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
+
+    # --- growing a 5×5 window to the Mighty Duel 7×7 around it
+    grow_screen: float = 0.4  # ring sides on a seam on the extended 5×5 lattice (a quick screen)
+    grow_ring: float = 0.5  # the same on the refined 7×7 lattice
+    grow_closed: int = 10  # ring squares closed on at least 3 sides
+
+
+DEFAULT_SETTINGS = LocatorSettings()
