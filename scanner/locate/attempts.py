@@ -351,7 +351,9 @@ def _nothing_yet(search: Search) -> bool:
 
 
 def _not_settled_nor_table_pattern(search: Search) -> bool:
-    return not search.settled() and not search.met(OnlyTablePattern)
+    """Windows of a photo whose lattice is the table's pattern would find more of it; with a kingdom
+    accepted beside the centre, they look for a more central one."""
+    return not search.settled() and (search.chosen() is not None or not search.met(OnlyTablePattern))
 
 
 def _worth_zooming(search: Search) -> bool:
@@ -402,12 +404,13 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     size, homography = chosen.size, chosen.homography
     if size == 5 and view.grid == "auto":
         start = time.perf_counter()
-        origin = chosen.origin
-        on_origin = np.linalg.inv(chosen.to_here) @ homography
+        # a window cannot show the ring a 7×7 adds beyond it: a frame found in one grows on the photo
+        origin, to_here = (chosen.origin, chosen.to_here) if chosen.origin.whole_photo else (view, np.eye(3))
+        on_origin = np.linalg.inv(to_here) @ homography
         table = None if origin.grayscale else origin.table_colours()
         grown = grow_to_seven(origin.image, origin.gray, on_origin, origin.grayscale, settings, table)
         if grown is not None:
-            homography, size = chosen.to_here @ grown, 7
+            homography, size = to_here @ grown, 7
         view.timings["locate.grow"] = time.perf_counter() - start
     corners = upright_corners(snap_to_image(frame_corners(homography, size), size, view.shape))
     if not np.isfinite(corners).all():
