@@ -243,6 +243,18 @@ def _lattice(
     return best
 
 
+def _cell_centres(from_plane: np.ndarray, comb: tuple, rows: tuple, cols: tuple) -> tuple:
+    """Cell centres in the photo (x, y arrays): the plane -> work homography on the separable grid."""
+    py, fy, px, fx = comb
+    cx = fx + (np.arange(cols[0], cols[1]) + 0.5) * px
+    cy = fy + (np.arange(rows[0], rows[1]) + 0.5) * py
+    m = from_plane
+    den = m[2, 0] * cx[None, :] + m[2, 1] * cy[:, None] + m[2, 2]
+    centre_x = (m[0, 0] * cx[None, :] + m[0, 1] * cy[:, None] + m[0, 2]) / den
+    centre_y = (m[1, 0] * cx[None, :] + m[1, 1] * cy[:, None] + m[1, 2]) / den
+    return centre_x, centre_y
+
+
 def _windows(
     lines: tuple,
     extent: tuple,
@@ -281,19 +293,8 @@ def _windows(
     if (score >= 2.0).sum() < needed:
         return None  # too few closed cells in the whole lattice for any window to be a kingdom
     from_plane = np.linalg.inv(to_plane)
-    # cell centres in the photo: the plane -> work homography applied to the separable grid
-    cx = fx + (np.arange(cols[0], cols[1]) + 0.5) * px
-    cy = fy + (np.arange(rows[0], rows[1]) + 0.5) * py
-    m = from_plane
-    den = m[2, 0] * cx[None, :] + m[2, 1] * cy[:, None] + m[2, 2]
-    centre_x = (m[0, 0] * cx[None, :] + m[0, 1] * cy[:, None] + m[0, 2]) / den
-    centre_y = (m[1, 0] * cx[None, :] + m[1, 1] * cy[:, None] + m[1, 2]) / den
-    inside = (
-        (centre_x > -0.02 * width)
-        & (centre_x < 1.02 * width)
-        & (centre_y > -0.02 * height)
-        & (centre_y < 1.02 * height)
-    )
+    centre_x, centre_y = _cell_centres(from_plane, comb, rows, cols)
+    inside = (np.abs(centre_x / width - 0.5) < 0.52) & (np.abs(centre_y / height - 0.5) < 0.52)
     if min(score.shape) < min(sizes):
         return None
     # integral images once; every window size reads its box sums from them
