@@ -39,8 +39,8 @@ from scanner.table import (
 )
 from scanner.tall import CASTLE_HEIGHT, LEAN_COVER, Leaning, camera_from_homography, castle_cover, lean_castle
 
-#: Longest side of the copy a photo is decoded to: ~60 px per square on a kingdom 15 % of the photo wide,
-#: and a 12-megapixel JPEG (4000 px) then decodes at half scale, about three times faster than in full.
+#: Longest side of the copy a photo is decoded to: enough pixels per square for a small kingdom, and a
+#: 12-megapixel JPEG then decodes at half scale, much faster than in full.
 DECODE_MAX_SIDE = 2000
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
@@ -67,18 +67,15 @@ UNFAMILIAR_NOTE = (
     "learnt from; check every square"
 )
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
-#: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW is flagged whole. On a
-#: camera and light it never saw (fitted on the boards alone, reading the tiles), the classifier is wrong on
-#: one square in four yet often sure; the rule marks 182 of those 195 tile photos (29 % of their squares
-#: wrong), none of the 55 cross-validated boards, and 14 cross-validated tile photos (10 % wrong against
-#: 1.4 % on the others). model/MODEL.md ("Another camera") has the current figures.
+#: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW looks unlike the
+#: training photos: on a camera and light it never saw the classifier is often wrong yet sure, so its
+#: unsure squares are flagged and the scan says why (model/MODEL.md, "Another camera", has the figures).
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.2
 #: A lamp's reflection on the glossy tiles washes part of a square out to white, and the classifier may
 #: then read it sure and wrong (a forest as wheat, a white blob as a crown). A tile on which one
 #: connected patch of pixels with every channel at GLARE_LEVEL or more covers GLARE_SHARE of the square
-#: is flagged. None of the 1375 board squares has such a patch; 74 of the 4149 tiles from other phone
-#: photos have one, nearly all of them washed out by glare.
+#: is flagged (docs/experiments.md, "Lamps' reflections on the tiles").
 GLARE_LEVEL = 225
 GLARE_SHARE = 0.1
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
@@ -520,7 +517,7 @@ class KingdomScanner:
 
 #: A kingdom darker than every training photo is brightened before it is compared with the table and
 #: its squares are read: when the brightest 1 % of its pixels are under DARK_BELOW in Lab lightness
-#: (uint8; the 55 boards and the tile photos of 5 or more tiles reach 155 and more), the photo is scaled
+#: (uint8; the training photos are all brighter), the photo is scaled
 #: so they reach BRIGHTEN_TO, at most MAX_BRIGHTEN times. In such a photo the classifier takes dark forests
 #: for lakes, and the table comparison dark squares for a dark table; a photo within the range is untouched.
 DARK_BELOW = 150.0

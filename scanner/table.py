@@ -33,23 +33,17 @@ TABLE_CONSENSUS = 20.0
 #: At least this many ring cells, and half of those in the photo, must agree before the table is used.
 MIN_TABLE_CELLS = 4
 #: A square this close to the table gets the full evidence, none from UNLIKE_TABLE on, linear in
-#: between. On 195 generated 5×5 scenes (seeds 20000-20199) every empty square lay within 8.1 of the
-#: table (95 % within 1.6), and 99 % of the other squares farther than 7.5 (5.4 by colour alone).
+#: between; chosen on generated scenes (docs/experiments.md, "Comparing squares with the table").
 SAME_AS_TABLE = 1.5
 UNLIKE_TABLE = 8.0
 #: Nats added to a table-like square's *empty* log-probability (odds × 3000): enough to overrule a
 #: classifier that is fairly sure of wheat, and the box rules' cost of a domino left without its other
-#: half (a generated scene's missing square), not a classifier that is sure of a forest. On those
-#: scenes, after decoding, the evidence fixed 14 of 16 misread squares and broke none; a flat 5 nats
-#: from 3 ΔE fixed 12, and 8 nats from 4 ΔE broke 3.
+#: half, not a classifier that is sure of a forest.
 TABLE_EVIDENCE = 8.0
 #: The other way round: a square this unlike the table is not an empty square showing it, and loses
-#: up to AGAINST_TABLE nats of *empty*, none at NOT_TABLE, all from SURELY_NOT_TABLE on (chosen from the
-#: same 195 scenes: no empty square lay farther than 8.1 from the table; 86 % of the others beyond 20).
-#: Without it, a plain wheat square the classifier gave 7-26 % *empty* was read empty by the box rules
-#: when it had no domino partner (a generated scene takes single squares out). On 516 other generated
-#: scenes it mended 6 such squares and broke 2: a hole under a loose domino, now read as the domino's
-#: wheat, and a hole beside a mended square, now read as lake (flagged).
+#: up to AGAINST_TABLE nats of *empty*, none at NOT_TABLE, all from SURELY_NOT_TABLE on, so that a plain
+#: wheat square without a domino partner is not read as a hole (docs/experiments.md, "Evidence against
+#: *empty* for squares far unlike the table").
 NOT_TABLE = 20.0
 SURELY_NOT_TABLE = 30.0
 AGAINST_TABLE = 4.0
