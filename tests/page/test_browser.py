@@ -160,10 +160,18 @@ def metric(page) -> int:
     return int(page.locator(METRIC).first.inner_text())
 
 
-def in_view(page, locator) -> bool:
-    box = locator.bounding_box()
+def in_view(page, locator, settle_s: float = 2.0) -> bool:
+    """Whether the element lies within the viewport without scrolling, once the page has settled (a
+    rerun may be redrawing it for a moment)."""
     height = page.viewport_size["height"]
-    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+    deadline = time.perf_counter() + settle_s
+    while True:
+        box = locator.first.bounding_box() if locator.count() else None
+        if box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height:
+            return True
+        if time.perf_counter() > deadline:
+            return False
+        page.wait_for_timeout(100)
 
 
 def upload(page, photo: Path) -> float:
