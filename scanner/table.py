@@ -49,17 +49,23 @@ SURELY_NOT_TABLE = 30.0
 AGAINST_TABLE = 4.0
 
 
-def _lab_stats(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
-    """(N+2, N+2, 4) mean CIE Lab (L 0-100) and the spread of L of the centre of every cell of the frame
-    and its ring. The spread tells a printed square from a plain table when a dark photo brings their
-    mean colours close."""
+def _cell_lab(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+    """(N+2, px, N+2, px, 3) CIE Lab of the trimmed centre of every cell of the frame and its ring (row,
+    y, column, x), from a small warp of the photo."""
     ring_frame = moved_frame(grid_to_image, -1, -1)
     cells = grid_size + 2
     to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
     warped = cv2.warpPerspective(image, to_warp, (cells * CELL_PX, cells * CELL_PX), flags=cv2.INTER_LINEAR)
     lab = cv2.cvtColor(warped.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
     margin = int(round(CELL_MARGIN * CELL_PX))
-    blocks = lab.reshape(cells, CELL_PX, cells, CELL_PX, 3)[:, margin:-margin, :, margin:-margin]
+    return lab.reshape(cells, CELL_PX, cells, CELL_PX, 3)[:, margin:-margin, :, margin:-margin]
+
+
+def _lab_stats(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+    """(N+2, N+2, 4) mean CIE Lab (L 0-100) and the spread of L of the centre of every cell of the frame
+    and its ring. The spread tells a printed square from a plain table when a dark photo brings their
+    mean colours close."""
+    blocks = _cell_lab(image, grid_to_image, grid_size)
     spread = blocks[..., 0].std(axis=(1, 3))
     return np.concatenate([blocks.mean(axis=(1, 3)), spread[..., None]], axis=-1)
 
@@ -184,14 +190,8 @@ BOTH_BONUS = 4.0
 def _colour_histograms(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
     """(N+2, N+2, bins) widened colour histogram of the trimmed centre of every cell of the frame and
     its ring, each summing to 1."""
-    ring_frame = moved_frame(grid_to_image, -1, -1)
     cells = grid_size + 2
-    to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
-    warped = cv2.warpPerspective(image, to_warp, (cells * CELL_PX, cells * CELL_PX), flags=cv2.INTER_LINEAR)
-    lab = cv2.cvtColor(warped.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-    margin = int(round(CELL_MARGIN * CELL_PX))
-    inner = slice(margin, CELL_PX - margin)
-    blocks = lab.reshape(cells, CELL_PX, cells, CELL_PX, 3).transpose(0, 2, 1, 3, 4)[:, :, inner, inner]
+    blocks = _cell_lab(image, grid_to_image, grid_size).transpose(0, 2, 1, 3, 4)
     l_levels = int(np.ceil(100 / COLOUR_BIN)) + 1
     ab_levels = int(np.ceil(2 * A_B_RANGE / COLOUR_BIN)) + 1
     l_bin = np.clip(blocks[..., 0] / COLOUR_BIN, 0, l_levels - 1).astype(np.int32)
