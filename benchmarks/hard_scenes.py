@@ -44,6 +44,7 @@ from benchmarks.scenes import (
     _mixed_kingdom,
     _place_kingdom,
     _project,
+    camera_projection,
 )
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Terrain
 
@@ -184,27 +185,9 @@ def _missing_squares(
 def _camera(
     rng: np.random.Generator, width: int, height: int, kingdom_width: float, fraction: float, tilt_deg: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(3×4 projection world (x, y, z up) -> image, camera centre in the world) of a phone looking down at
-    the kingdom centred at the origin. Its first, second and last columns are the table plane's homography."""
-    focal = width * rng.uniform(0.75, 1.25)
-    tilt = math.radians(tilt_deg)
-    azimuth = rng.uniform(0, 2 * math.pi)
-    roll = rng.uniform(0, 2 * math.pi)
-    distance = focal * kingdom_width / (fraction * width)
-    target = np.r_[rng.uniform(-0.08, 0.08, 2) * kingdom_width, 0]
-    centre = target + distance * np.array(
-        [math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), math.cos(tilt)]
-    )
-    forward = (target - centre) / np.linalg.norm(target - centre)
-    ref = np.array([math.cos(azimuth + math.pi / 2), math.sin(azimuth + math.pi / 2), 0.0])
-    right = np.cross(forward, np.cross(ref, forward))
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    cr, sr = math.cos(roll), math.sin(roll)
-    right, down = cr * right + sr * down, -sr * right + cr * down
-    rotation = np.stack([right, down, forward])
-    k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
-    projection = k @ np.c_[rotation, -rotation @ centre]
+    """(3×4 projection world -> image, normalised, camera centre): the scenes' camera, kept whole so that
+    tall objects project with it too."""
+    projection, centre = camera_projection(rng, width, height, kingdom_width, fraction, tilt_deg)
     return projection / projection[2, 3], centre
 
 

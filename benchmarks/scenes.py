@@ -287,10 +287,11 @@ def _draw_king(rng: np.random.Generator, canvas: np.ndarray, centre: np.ndarray,
 
 
 # --- camera ----------------------------------------------------------------------------------------
-def _camera(
+def camera_projection(
     rng: np.random.Generator, width: int, height: int, kingdom_width: float, fraction: float, tilt_deg: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Homography world plane (z=0, kingdom centred at 0) -> image, for a pinhole camera looking down."""
+    """(3×4 projection world (x, y, z up) -> image, camera centre in the world) of a phone looking down at
+    the kingdom centred at the origin. Its first, second and last columns are the table plane's homography."""
     focal = width * rng.uniform(0.75, 1.25)
     tilt = math.radians(tilt_deg)
     azimuth = rng.uniform(0, 2 * math.pi)
@@ -308,9 +309,17 @@ def _camera(
     cr, sr = math.cos(roll), math.sin(roll)
     right, down = cr * right + sr * down, -sr * right + cr * down
     rotation = np.stack([right, down, forward])
-    translation = -rotation @ centre
     k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
-    homography = k @ np.c_[rotation[:, 0], rotation[:, 1], translation]
+    projection = k @ np.c_[rotation, -rotation @ centre]
+    return projection, centre
+
+
+def _camera(
+    rng: np.random.Generator, width: int, height: int, kingdom_width: float, fraction: float, tilt_deg: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Homography world plane (z=0, kingdom centred at 0) -> image, for a pinhole camera looking down."""
+    projection, centre = camera_projection(rng, width, height, kingdom_width, fraction, tilt_deg)
+    homography = projection[:, [0, 1, 3]]
     return homography / homography[2, 2], centre[:2]
 
 
