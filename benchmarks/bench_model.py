@@ -72,13 +72,10 @@ def train_bench_model(
     data_dir: Path = DATA_DIR, estimator_name: str | None = None, verbose: bool = True
 ) -> Path:
     """Train the classifier on every row but the held-out kingdoms' and write it to ``bench_model_path``."""
-    from model.classifier import SquareClassifier
     from model.features import FeatureConfig
-    from model.training.calibration import fitted_temperature
-    from model.training.crossval import fit_classifier
-    from model.training.estimators import DEFAULT_ESTIMATOR, make_estimator
+    from model.training.estimators import DEFAULT_ESTIMATOR
     from model.training.feature_table import AugmentPlan, build_table
-    from model.weights import drop_training_state, fold_scalers
+    from model.training.train import fitted_classifier
 
     name = estimator_name or DEFAULT_ESTIMATOR
     started = time.perf_counter()
@@ -87,16 +84,7 @@ def train_bench_model(
     held = np.isin(table.groups, [f"kingdom-{kingdom}" for kingdom in HELD_OUT_KINGDOMS])
     if verbose:
         print(f"training on {int((~held).sum())} rows, {int(held.sum())} rows of held-out kingdoms left out")
-    fitted = fit_classifier(table, ~held, config, lambda: make_estimator(name), verbose=verbose)
-    drop_training_state(fitted.estimator)
-    classifier = SquareClassifier(
-        fold_scalers(fitted.estimator),
-        config,
-        codebook=fitted.codebook,
-        crown_detector=fitted.crown_detector,
-        matcher=fitted.matcher,
-    )
-    classifier.temperature = fitted_temperature(name)
+    classifier = fitted_classifier(table, ~held, config, name, verbose)
     classifier.metadata = {
         "estimator": name,
         "augment_plan": plan.to_dict(),

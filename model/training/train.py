@@ -22,6 +22,24 @@ from model.training.feature_table import AugmentPlan, build_table
 from model.weights import drop_training_state, fold_scalers
 
 
+def fitted_classifier(
+    table, rows: np.ndarray, config: FeatureConfig, estimator_name: str, verbose: bool = True
+) -> SquareClassifier:
+    """The classifier as it ships, fitted on the table's ``rows``: learned stages, the estimator with its
+    scalers folded into the MLPs and no training state, the calibrated temperature."""
+    fitted = fit_classifier(table, rows, config, lambda: make_estimator(estimator_name), verbose=verbose)
+    drop_training_state(fitted.estimator)
+    classifier = SquareClassifier(
+        fold_scalers(fitted.estimator),
+        config,
+        codebook=fitted.codebook,
+        crown_detector=fitted.crown_detector,
+        matcher=fitted.matcher,
+    )
+    classifier.temperature = fitted_temperature(estimator_name)
+    return classifier
+
+
 def train(
     data_dir: Path = DEFAULT_DATA_DIR,
     out: Path = DEFAULT_MODEL_PATH,
@@ -33,22 +51,7 @@ def train(
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, use_cache=use_cache, verbose=verbose)
     features_done = time.perf_counter()
-    classifier = fit_classifier(
-        table,
-        np.ones(len(table.labels), bool),
-        config,
-        lambda: make_estimator(estimator_name),
-        verbose=verbose,
-    )
-    drop_training_state(classifier.estimator)
-    classifier = SquareClassifier(
-        fold_scalers(classifier.estimator),
-        config,
-        codebook=classifier.codebook,
-        crown_detector=classifier.crown_detector,
-        matcher=classifier.matcher,
-    )
-    classifier.temperature = fitted_temperature(estimator_name)
+    classifier = fitted_classifier(table, np.ones(len(table.labels), bool), config, estimator_name, verbose)
     classifier.metadata = {
         "estimator": estimator_name,
         "augment_plan": plan.to_dict(),
