@@ -52,12 +52,12 @@ from model.evaluation.metrics import (
 from model.features import FeatureConfig, feature_size, normalise_crops
 from model.training.calibration import (
     apply_temperature,
+    cached_out_of_fold,
     cv_key,
     expected_calibration_error,
     fit_temperature,
-    oof_cache_path,
 )
-from model.training.crossval import CODEBOOK_WORDS, held_out_source, out_of_fold
+from model.training.crossval import CODEBOOK_WORDS, held_out_source
 from model.training.dataset import (
     BOARD_SOURCE,
     DEFAULT_DATA_DIR,
@@ -320,7 +320,6 @@ def evaluate(
     verbose: bool = True,
 ) -> str:
     """Run (or, with ``reuse``, reload) the grouped CV, then write the model card and the OOF file."""
-    started = time.perf_counter()
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, verbose=verbose)
     board_photos = load_boards(data_dir)
@@ -328,28 +327,22 @@ def evaluate(
     corrections = tile_label_corrections(data_dir)
     shipped = shipped_labels(table, corrections)
     recheck = f"recheck{RECHECK_BELOW}-{RECHECK_DEGREES}"
-    oof_cache = oof_cache_path(estimator_name, n_folds, data_dir)
 
     @functools.cache
     def real_crops() -> np.ndarray:  # loaded once, and only if a fit needs them
         return original_crops(table, board_photos, data_dir)
 
-    if reuse and oof_cache.is_file():
-        with np.load(oof_cache) as stored:
-            rows, raw, unmatched = stored["rows"], stored["raw"], stored["unmatched"]
-            cv_seconds = float(stored["seconds"])
-    else:
-        rows, (raw, unmatched), _ = out_of_fold(
-            table,
-            config,
-            partial(make_estimator, estimator_name),
-            n_folds,
-            verbose,
-            n_jobs=n_jobs,
-            crops=real_crops(),
-        )
-        cv_seconds = time.perf_counter() - started
-        np.savez(oof_cache, rows=rows, raw=raw, unmatched=unmatched, seconds=cv_seconds)
+    rows, raw, unmatched, cv_seconds = cached_out_of_fold(
+        table,
+        config,
+        estimator_name,
+        n_folds,
+        real_crops,
+        data_dir,
+        reuse=reuse,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
     held_cache = CACHE_DIR / f"held-out-{key}-{estimator_name}-{recheck}.npz"
     if reuse and held_cache.is_file():
         with np.load(held_cache) as stored:

@@ -9,6 +9,8 @@ the same cached out-of-fold predictions for the card but writes nothing training
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -83,6 +85,40 @@ def store_temperature(estimator_name: str, temperature: float, path: Path = CALI
     path.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def cached_out_of_fold(
+    table,
+    config: FeatureConfig,
+    estimator_name: str,
+    n_folds: int,
+    crops: Callable[[], np.ndarray],
+    data_dir: Path = DEFAULT_DATA_DIR,
+    reuse: bool = True,
+    n_jobs: int = 1,
+    verbose: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(rows, raw, unmatched probabilities, seconds) of the grouped CV, from out/cache when ``reuse`` and
+    cached, else computed (``crops()``: the real squares' normalised crops, asked for only then) and cached.
+    Calibration and the evaluation read the same file."""
+    cache = oof_cache_path(estimator_name, n_folds, data_dir)
+    if reuse and cache.is_file():
+        with np.load(cache) as stored:
+            return stored["rows"], stored["raw"], stored["unmatched"], float(stored["seconds"])
+    started = time.perf_counter()
+    rows, (raw, unmatched), _ = out_of_fold(
+        table,
+        config,
+        partial(make_estimator, estimator_name),
+        n_folds,
+        verbose,
+        n_jobs=n_jobs,
+        crops=crops(),
+    )
+    seconds = time.perf_counter() - started
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(cache, rows=rows, raw=raw, unmatched=unmatched, seconds=seconds)
+    return rows, raw, unmatched, seconds
+
+
 def calibrate(
     estimator_name: str,
     n_folds: int = 5,
@@ -91,28 +127,21 @@ def calibrate(
     verbose: bool = True,
 ) -> float:
     """Fit and store the temperature from grouped out-of-fold predictions (cached in out/cache)."""
-    cache = oof_cache_path(estimator_name, n_folds, data_dir)
+    from model.training.dataset import load_boards
+    from model.training.feature_table import original_crops
+
     config = FeatureConfig()
     table = build_table(config, AugmentPlan(), data_dir, verbose=verbose)
-    if cache.is_file():
-        with np.load(cache) as stored:
-            rows, raw = stored["rows"], stored["raw"]
-    else:
-        from model.training.dataset import load_boards
-        from model.training.feature_table import original_crops
-
-        crops = original_crops(table, load_boards(data_dir), data_dir)
-        rows, (raw, unmatched), _ = out_of_fold(
-            table,
-            config,
-            partial(make_estimator, estimator_name),
-            n_folds,
-            verbose,
-            n_jobs=n_jobs,
-            crops=crops,
-        )
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cache, rows=rows, raw=raw, unmatched=unmatched, seconds=0.0)
+    rows, raw, _, _ = cached_out_of_fold(
+        table,
+        config,
+        estimator_name,
+        n_folds,
+        lambda: original_crops(table, load_boards(data_dir), data_dir),
+        data_dir,
+        n_jobs=n_jobs,
+        verbose=verbose,
+    )
     temperature = fit_temperature(np.log(np.clip(raw, 1e-12, 1.0)), table.labels[rows])
     store_temperature(estimator_name, temperature)
     return temperature
