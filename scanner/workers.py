@@ -3,8 +3,10 @@
 Each worker loads the square classifier once, then reads photos sent over its own pipe; the calling
 thread (a page session or the CLI) blocks on that pipe without holding the interpreter lock. A result
 comes back without the full decoded photo: ``ScanResult.image`` is a display-sized copy (its
-``grid_to_image`` scaled to match), so ``overlay`` still draws the lattice on the photo. Typed errors
-(``PhotoError``, ``KingdomNotFoundError`` with its overlay, ...) come back as they were raised.
+``grid_to_image`` scaled to match), so ``overlay`` still draws the lattice on the photo; or, with
+``PoolSettings.finish``, whatever that function makes of the result in the worker (the page's small
+record with its images already encoded). Typed errors (``PhotoError``, ``KingdomNotFoundError`` with
+its overlay, ...) come back as they were raised.
 
 A worker that dies mid-scan costs only that scan: its caller gets a one-line ``WorkerCrashedError``
 and a fresh worker takes its place. Workers retire after ``max_tasks_per_worker`` scans or once their
@@ -68,6 +70,9 @@ class PoolSettings:
     start_timeout_s: float = 180.0
     #: Longest side of the photo copy a result carries (the page draws its overlay at this size).
     display_side: int = 1600
+    #: Run in the worker on each ScanResult, and its return value sent back instead (a module-level
+    #: function, so it pickles by name); None sends the result with its photo at ``display_side``.
+    finish: Callable[[Any], Any] | None = None
     #: A worker returns its free heap to the system after this long without a photo (not after every
     #: scan: the next one would fault the same pages in again, in system time).
     trim_after_idle_s: float = 1.0
@@ -191,6 +196,8 @@ def _scan_one(scanner: Any, request: tuple, settings: PoolSettings) -> tuple[str
         # a frame placed by hand is read as given; otherwise the scanner looks for the kingdom
         extra = {} if corners is None else {"corners": corners}
         result = scanner.scan(source, grid=grid, name=name, **extra)
+        if settings.finish is not None:
+            return "ok", settings.finish(result)
         return "ok", for_display(result, settings.display_side)
     except ScanError as error:
         return "error", error
@@ -303,8 +310,7 @@ class ScanPool:
         elif isinstance(source, bytearray | memoryview):
             source = bytes(source)
         if isinstance(source, bytes):  # what the header alone refuses is answered at once, not queued
-            from scanner.imageio import check_photo
-            from scanner.recognizer import DECODE_MAX_SIDE
+            from scanner.imageio import DECODE_MAX_SIDE, check_photo
 
             check_photo(source, max_side=DECODE_MAX_SIDE)
         worker = self._take()
