@@ -212,6 +212,19 @@ def usage(root: int) -> tuple[float, float, float, int]:
     return rss, root_rss, cpu, pids
 
 
+def pss_mb(root: int) -> float:
+    """Proportional set size of the whole tree in MB: each shared page (libraries, pages a worker shares
+    with its parent) counted once across the processes that map it, unlike the sum of RSS."""
+    total = 0
+    for pid in process_tree(root):
+        try:
+            lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in lines if line.startswith("Pss:")), 0)
+    return total / 1024
+
+
 def cpu_split(root: int) -> tuple[float, float]:
     """CPU seconds so far of (the server process alone, its workers, retired ones included)."""
     _, _, cpu, server_cpu, _ = _usage(root)
@@ -236,21 +249,22 @@ def _usage(root: int) -> tuple[float, float, float, float, int]:
 
 
 class Monitor(threading.Thread):
-    """Samples the server's processes every ``every`` seconds: (time, tree RSS, server RSS, CPU s)."""
+    """Samples the server's processes every ``every`` seconds: (time, tree RSS, server RSS, CPU s, tree
+    PSS)."""
 
     def __init__(self, root: int, every: float = 0.5) -> None:
         super().__init__(daemon=True)
         self.root, self.every = root, every
-        self.samples: list[tuple[float, float, float, float]] = []
+        self.samples: list[tuple[float, float, float, float, float]] = []
         self.stopped = threading.Event()
 
     def run(self) -> None:
         while not self.stopped.is_set():
             rss, root_rss, cpu, _ = usage(self.root)
-            self.samples.append((time.monotonic(), rss, root_rss, cpu))
+            self.samples.append((time.monotonic(), rss, root_rss, cpu, pss_mb(self.root)))
             self.stopped.wait(self.every)
 
-    def between(self, start: float, end: float) -> list[tuple[float, float, float, float]]:
+    def between(self, start: float, end: float) -> list[tuple[float, float, float, float, float]]:
         return [sample for sample in self.samples if start <= sample[0] <= end]
 
 
@@ -420,6 +434,9 @@ class Report:
     memory_idle_mb: float
     memory_peak_mb: float
     memory_after_mb: float
+    pss_idle_mb: float
+    pss_peak_mb: float
+    pss_after_mb: float
     server_idle_mb: float
     server_peak_mb: float
     server_after_mb: float
@@ -463,6 +480,7 @@ def run(settings: LoadSettings) -> Report:
             time.sleep(3)
             machine_load = Path("/proc/loadavg").read_text().split()[:3]
             idle_rss, idle_server, _, _ = usage(root)
+            idle_pss = pss_mb(root)
             alone = _bomb_alone(users[-1], bomb, monitor, idle_rss) if settings.bombs else (0.0, 0.0, 0.0)
             uploads: list[Upload] = []
             slowest = []
@@ -488,6 +506,7 @@ def run(settings: LoadSettings) -> Report:
             cpu_during = [after - before for after, before in zip(cpu_split(root), cpu_before, strict=True)]
             time.sleep(settings.settle_s)
             after_rss, after_server, _, _ = usage(root)
+            pss = (idle_pss, pss_mb(root))
             after_processes = per_process(root)
         finally:
             for user in users:
@@ -511,6 +530,7 @@ def run(settings: LoadSettings) -> Report:
         after_processes,
         cpu_during,
         alone,
+        pss,
     )
 
 
@@ -540,6 +560,7 @@ def _report(
     after_processes,
     cpu_during=(0.0, 0.0),
     alone=(0.0, 0.0, 0.0),
+    pss=(0.0, 0.0),
 ) -> Report:
     load_start, load_end = window
     seconds = sorted(upload.seconds for upload in uploads)
@@ -572,6 +593,9 @@ def _report(
         memory_idle_mb=round(idle_rss),
         memory_peak_mb=round(max((sample[1] for sample in monitor.samples), default=0)),
         memory_after_mb=round(after_rss),
+        pss_idle_mb=round(pss[0]),
+        pss_peak_mb=round(max((sample[4] for sample in monitor.samples), default=0)),
+        pss_after_mb=round(pss[1]),
         server_idle_mb=round(idle_server),
         server_peak_mb=round(max((sample[2] for sample in monitor.samples), default=0)),
         server_after_mb=round(after_server),
@@ -663,6 +687,8 @@ def format_report(report: Report) -> str:
         f"{report.settle_s:.0f} s after {report.memory_after_mb:.0f} MB "
         f"(server process alone {report.server_idle_mb:.0f} / {report.server_peak_mb:.0f} / "
         f"{report.server_after_mb:.0f} MB)",
+        f"memory as PSS (shared pages counted once) idle {report.pss_idle_mb:.0f} MB, "
+        f"peak {report.pss_peak_mb:.0f} MB, {report.settle_s:.0f} s after {report.pss_after_mb:.0f} MB",
     ]
     if report.bomb_uploads:
         lines.append(
