@@ -20,13 +20,13 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
-import queue
 import socket
 import subprocess
 import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -245,6 +245,14 @@ def _import_path() -> list[str]:
     return [path or os.getcwd() for path in sys.path]
 
 
+class _Turn:
+    """A caller's place in line for a worker; ``ready`` is set once ``worker`` is theirs."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.worker: _Worker | None = None
+
+
 @dataclass(eq=False)
 class _Worker:
     process: subprocess.Popen
@@ -275,7 +283,8 @@ class ScanPool:
         self.settings = settings
         self.size = pool_size(settings)
         self._factory = scanner_factory
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._idle: deque[_Worker] = deque()
+        self._line: deque[_Turn] = deque()  # callers waiting for a worker, first come first served
         self._lock = threading.Lock()
         self._workers: set[_Worker] = set()
         self._starting = 0
@@ -326,7 +335,7 @@ class ScanPool:
         if retire:
             self._discard(worker, crashed=False)
         else:
-            self._idle.put(worker)
+            self._give(worker)
         self._trim_caller()
         if status == "ok":
             return payload
@@ -390,16 +399,42 @@ class ScanPool:
             return error
 
     def _take(self) -> _Worker:
-        while True:
-            try:
-                return self._idle.get(timeout=0.5)
-            except queue.Empty:
-                with self._lock:
-                    if self._closed:
-                        raise ScanError("the scanner is shutting down; try again in a moment") from None
-                    if not self._workers and not self._starting:
-                        reason = self._start_error or "no scanner worker is running"
-                        raise ScanError(f"the photo scanner could not start ({reason})") from None
+        """The next free worker, callers served in the order they came (a queue's timed waits would let
+        a later caller overtake one that has waited longer)."""
+        with self._lock:
+            if self._idle:
+                return self._idle.popleft()
+            turn = _Turn()
+            self._line.append(turn)
+        while not turn.ready.wait(0.5):
+            with self._lock:
+                if turn.worker is not None:
+                    break
+                reason = self._unavailable()
+                if reason:
+                    self._line.remove(turn)
+                    raise ScanError(reason)
+        assert turn.worker is not None
+        return turn.worker
+
+    def _give(self, worker: _Worker) -> None:
+        """A free worker goes to the caller that has waited longest, or waits for the next one."""
+        with self._lock:
+            if self._line:
+                turn = self._line.popleft()
+                turn.worker = worker
+                turn.ready.set()
+            else:
+                self._idle.append(worker)
+
+    def _unavailable(self) -> str:
+        """Why no worker will come (called with the lock held); '' while one may."""
+        if self._closed:
+            return "the scanner is shutting down; try again in a moment"
+        if not self._workers and not self._starting:
+            reason = self._start_error or "no scanner worker is running"
+            return f"the photo scanner could not start ({reason})"
+        return ""
 
     def _reply(self, worker: _Worker) -> tuple[str, Any, bool]:
         deadline = time.monotonic() + self.settings.scan_timeout_s
@@ -472,7 +507,7 @@ class ScanPool:
                 worker.connection.send(None)
                 return
             self._workers.add(worker)
-        self._idle.put(worker)
+        self._give(worker)
 
     def _worker_environment(self) -> dict[str, str]:
         path = os.pathsep.join(_import_path())  # the scanner package the parent uses
