@@ -77,9 +77,8 @@ def load_scanner() -> tuple[object | None, str]:
         from scanner.workers import PoolSettings, ScanPool, limit_heap_growth
 
         limit_heap_growth()  # this server keeps results and photos: let freed ones go back to the system
-        return ScanPool(
-            PoolSettings(display_side=page.accept.PREVIEW_MAX_PX)
-        ), ""  # the photo at display size only
+        # the workers send back the page's small record, its images already encoded
+        return ScanPool(PoolSettings(finish=page.accept.page_scan)), ""
     except Exception as error:  # noqa: BLE001 - the page must keep working as a manual scorer
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         return None, f"the photo scanner could not start ({reason})"
@@ -100,7 +99,7 @@ def _open_storage(url: str) -> page.StoreStorage:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _scan_cached(key: tuple, _photo: bytes, _corners: Any) -> tuple[object | None, ScanError | None]:
     """Scan results by photo content, grid and frame, so reruns and the demo never scan twice. Results
-    hold a display-sized photo only; a crashed or stopped worker is not cached (raised)."""
+    are the page's small records (page.accept.PageScan); a crashed or stopped worker is not cached."""
     from scanner.workers import WorkerCrashedError
 
     scanner, reason = load_scanner()

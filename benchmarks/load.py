@@ -208,7 +208,31 @@ def _stat_fields(pid: int) -> list[str]:
 
 def usage(root: int) -> tuple[float, float, float, int]:
     """(RSS of the whole tree MB, RSS of ``root`` alone MB, CPU seconds of the tree, processes)."""
-    rss = root_rss = cpu = 0.0
+    rss, root_rss, cpu, _, pids = _usage(root)
+    return rss, root_rss, cpu, pids
+
+
+def pss_mb(root: int) -> float:
+    """Proportional set size of the whole tree in MB: each shared page (libraries, pages a worker shares
+    with its parent) counted once across the processes that map it, unlike the sum of RSS."""
+    total = 0
+    for pid in process_tree(root):
+        try:
+            lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in lines if line.startswith("Pss:")), 0)
+    return total / 1024
+
+
+def cpu_split(root: int) -> tuple[float, float]:
+    """CPU seconds so far of (the server process alone, its workers, retired ones included)."""
+    _, _, cpu, server_cpu, _ = _usage(root)
+    return server_cpu, cpu - server_cpu
+
+
+def _usage(root: int) -> tuple[float, float, float, float, int]:
+    rss = root_rss = cpu = root_cpu = 0.0
     pids = process_tree(root)
     for pid in pids:
         try:
@@ -217,29 +241,30 @@ def usage(root: int) -> tuple[float, float, float, int]:
         except (OSError, ValueError, IndexError):
             continue
         rss += pages * PAGE_SIZE / 2**20
+        own = (int(fields[11]) + int(fields[12])) / TICKS
         if pid == root:
-            root_rss = pages * PAGE_SIZE / 2**20
-            cpu += (int(fields[15]) + int(fields[16])) / TICKS  # reaped children (retired workers)
-        cpu += (int(fields[11]) + int(fields[12])) / TICKS
-    return rss, root_rss, cpu, len(pids)
+            root_rss, root_cpu = pages * PAGE_SIZE / 2**20, own
+        cpu += own + (int(fields[13]) + int(fields[14])) / TICKS  # + its reaped children (retired workers)
+    return rss, root_rss, cpu, root_cpu, len(pids)
 
 
 class Monitor(threading.Thread):
-    """Samples the server's processes every ``every`` seconds: (time, tree RSS, server RSS, CPU s)."""
+    """Samples the server's processes every ``every`` seconds: (time, tree RSS, server RSS, CPU s, tree
+    PSS)."""
 
     def __init__(self, root: int, every: float = 0.5) -> None:
         super().__init__(daemon=True)
         self.root, self.every = root, every
-        self.samples: list[tuple[float, float, float, float]] = []
+        self.samples: list[tuple[float, float, float, float, float]] = []
         self.stopped = threading.Event()
 
     def run(self) -> None:
         while not self.stopped.is_set():
             rss, root_rss, cpu, _ = usage(self.root)
-            self.samples.append((time.monotonic(), rss, root_rss, cpu))
+            self.samples.append((time.monotonic(), rss, root_rss, cpu, pss_mb(self.root)))
             self.stopped.wait(self.every)
 
-    def between(self, start: float, end: float) -> list[tuple[float, float, float, float]]:
+    def between(self, start: float, end: float) -> list[tuple[float, float, float, float, float]]:
         return [sample for sample in self.samples if start <= sample[0] <= end]
 
 
@@ -409,6 +434,9 @@ class Report:
     memory_idle_mb: float
     memory_peak_mb: float
     memory_after_mb: float
+    pss_idle_mb: float
+    pss_peak_mb: float
+    pss_after_mb: float
     server_idle_mb: float
     server_peak_mb: float
     server_after_mb: float
@@ -418,6 +446,13 @@ class Report:
     bombs_refused: int
     bomb_latency_max_s: float
     machine_load_before: str
+    #: CPU seconds of the server process and of its workers during the load, per upload (bombs included)
+    server_cpu_per_upload_s: float = 0.0
+    workers_cpu_per_upload_s: float = 0.0
+    #: one flat PNG uploaded alone before the load: its answer time and the tree's peak memory over idle
+    bomb_alone_s: float = 0.0
+    bomb_alone_over_idle_mb: float = 0.0
+    bomb_alone_cpu_s: float = 0.0
     problems: list[str] = field(default_factory=list)
     processes_after: list[str] = field(default_factory=list)
 
@@ -445,9 +480,12 @@ def run(settings: LoadSettings) -> Report:
             time.sleep(3)
             machine_load = Path("/proc/loadavg").read_text().split()[:3]
             idle_rss, idle_server, _, _ = usage(root)
+            idle_pss = pss_mb(root)
+            alone = _bomb_alone(users[-1], bomb, monitor, idle_rss) if settings.bombs else (0.0, 0.0, 0.0)
             uploads: list[Upload] = []
             slowest = []
             load_start = time.monotonic()
+            cpu_before = cpu_split(root)
             for round_index in range(settings.rounds):
 
                 def one_user(index: int, round_index: int = round_index) -> list[Upload]:
@@ -465,8 +503,10 @@ def run(settings: LoadSettings) -> Report:
                 slowest.append(max(upload.seconds for upload in burst))
                 uploads += burst
             load_end = time.monotonic()
+            cpu_during = [after - before for after, before in zip(cpu_split(root), cpu_before, strict=True)]
             time.sleep(settings.settle_s)
             after_rss, after_server, _, _ = usage(root)
+            pss = (idle_pss, pss_mb(root))
             after_processes = per_process(root)
         finally:
             for user in users:
@@ -488,7 +528,21 @@ def run(settings: LoadSettings) -> Report:
         after_rss,
         after_server,
         after_processes,
+        cpu_during,
+        alone,
+        pss,
     )
+
+
+def _bomb_alone(user: User, bomb: bytes, monitor: Monitor, idle_rss: float) -> tuple[float, float, float]:
+    """(seconds, MB over idle at the peak, CPU seconds of the server and its workers) of one flat PNG
+    uploaded while nothing else runs."""
+    start, cpu_before = time.monotonic(), sum(cpu_split(monitor.root))
+    answer = _upload_or_failure(user, bomb, "alone.png")
+    cpu = sum(cpu_split(monitor.root)) - cpu_before
+    time.sleep(2 * monitor.every)  # the sample after the answer, in case the peak came last
+    peak = max((sample[1] for sample in monitor.between(start, time.monotonic())), default=idle_rss)
+    return answer.seconds, peak - idle_rss, cpu
 
 
 def _report(
@@ -504,6 +558,9 @@ def _report(
     after_rss,
     after_server,
     after_processes,
+    cpu_during=(0.0, 0.0),
+    alone=(0.0, 0.0, 0.0),
+    pss=(0.0, 0.0),
 ) -> Report:
     load_start, load_end = window
     seconds = sorted(upload.seconds for upload in uploads)
@@ -536,6 +593,9 @@ def _report(
         memory_idle_mb=round(idle_rss),
         memory_peak_mb=round(max((sample[1] for sample in monitor.samples), default=0)),
         memory_after_mb=round(after_rss),
+        pss_idle_mb=round(pss[0]),
+        pss_peak_mb=round(max((sample[4] for sample in monitor.samples), default=0)),
+        pss_after_mb=round(pss[1]),
         server_idle_mb=round(idle_server),
         server_peak_mb=round(max((sample[2] for sample in monitor.samples), default=0)),
         server_after_mb=round(after_server),
@@ -545,6 +605,11 @@ def _report(
         bombs_refused=sum(bool(upload.warning and "unpack" in upload.warning) for upload in bombed),
         bomb_latency_max_s=round(max((upload.seconds for upload in bombed), default=0.0), 2),
         machine_load_before=" ".join(machine_load),
+        server_cpu_per_upload_s=round(cpu_during[0] / max(1, len(uploads) + len(bombed)), 3),
+        workers_cpu_per_upload_s=round(cpu_during[1] / max(1, len(uploads) + len(bombed)), 3),
+        bomb_alone_s=round(alone[0], 2),
+        bomb_alone_over_idle_mb=round(alone[1]),
+        bomb_alone_cpu_s=round(alone[2], 2),
         problems=problems[:20],
         processes_after=after_processes,
     )
@@ -614,16 +679,28 @@ def format_report(report: Report) -> str:
         f"max {report.latency_max_s:.2f} s",
         f"throughput {report.scans_per_second:.2f} scans/s over {report.load_seconds:.0f} s; "
         f"server CPU {report.cores_used_mean:.2f} cores on average, {report.cores_used_peak:.2f} at peak",
+        f"CPU per upload {report.server_cpu_per_upload_s + report.workers_cpu_per_upload_s:.3f} s "
+        f"(server process {report.server_cpu_per_upload_s:.3f} s, "
+        f"workers {report.workers_cpu_per_upload_s:.3f} s)",
         f"memory (server + workers) idle {report.memory_idle_mb:.0f} MB, "
         f"peak {report.memory_peak_mb:.0f} MB, "
         f"{report.settle_s:.0f} s after {report.memory_after_mb:.0f} MB "
         f"(server process alone {report.server_idle_mb:.0f} / {report.server_peak_mb:.0f} / "
         f"{report.server_after_mb:.0f} MB)",
+        f"memory as PSS (shared pages counted once) idle {report.pss_idle_mb:.0f} MB, "
+        f"peak {report.pss_peak_mb:.0f} MB, {report.settle_s:.0f} s after {report.pss_after_mb:.0f} MB",
     ]
     if report.bomb_uploads:
         lines.append(
+            f"one 59 MP flat PNG alone: answered in {report.bomb_alone_s:.2f} s, "
+            f"{report.bomb_alone_cpu_s:.2f} CPU s, "
+            f"{report.bomb_alone_over_idle_mb:.0f} MB over idle at its peak"
+        )
+        lines.append(
             f"59 MP flat PNGs uploaded at the same moments: {report.bomb_uploads}, refused as bombs "
-            f"{report.bombs_refused}, slowest answer {report.bomb_latency_max_s:.2f} s"
+            f"{report.bombs_refused}, slowest answer {report.bomb_latency_max_s:.2f} s; meanwhile the "
+            f"other users' slowest answer {report.latency_max_s:.2f} s, "
+            f"memory peak {report.memory_peak_mb:.0f} MB"
         )
     lines += [f"process after: {line}" for line in report.processes_after]
     lines += [f"problem: {problem}" for problem in report.problems]

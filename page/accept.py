@@ -4,17 +4,22 @@ The page scans (app.py, behind one function) and hands the result or the error h
 module runs the scanner. The rules: a refused file changes nothing and says so; a photo in which no
 kingdom was read becomes the player's photo with no kingdom (never an earlier or demo reading); a
 reading replaces the board, which Undo can bring back.
+
+``page_scan`` turns a ScanResult into what the page keeps of it (a ``PageScan``: the kingdom, the
+readings and the two images as JPEG); the scan workers run it (``PoolSettings.finish``), so only that
+small record crosses back to the page's server, which then needs none of the scanner's modules.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
 import numpy as np
 
-from kingdomino.board import GRID_SIZES
+from kingdomino.board import GRID_SIZES, Kingdom
 from page.drawing import encode_jpeg
 from page.state import UNDO_NOTE, GridChoice, PageState, PlayerKingdom, keep_for_undo, snapshot
 from scanner.errors import PhotoError, ScanError
@@ -26,6 +31,42 @@ RECTIFIED_SQUARE_PX = 100
 DEMO_SOURCE = "demo: a sample kingdom"
 
 
+@dataclass(frozen=True)
+class PageScan:
+    """What the page keeps of a reading: the scanner's answer and its images encoded once, at the
+    sizes the page shows and stores (``rectified_jpeg`` top-down, ``preview_jpeg`` the photo with
+    ``preview_scale`` of its pixels per original photo pixel)."""
+
+    kingdom: Kingdom
+    readings: tuple
+    flagged: tuple
+    corners: Any
+    notes: list[str] = field(default_factory=list)
+    rectified_jpeg: bytes = b""
+    preview_jpeg: bytes | None = None
+    preview_scale: float = 1.0
+
+
+def page_scan(result: Any) -> PageScan:
+    """A ScanResult (or anything with its fields) as the page keeps it; a PageScan as it is."""
+    if isinstance(result, PageScan):
+        return result
+    size = result.kingdom.grid_size * RECTIFIED_SQUARE_PX
+    rectified = cv2.resize(result.rectified, (size, size), interpolation=cv2.INTER_AREA)
+    image = getattr(result, "image", None)
+    preview, scale = (None, 1.0) if image is None else _preview(image, _image_per_original(result))
+    return PageScan(
+        kingdom=result.kingdom,
+        readings=tuple(tuple(row) for row in result.readings),
+        flagged=tuple(tuple(bool(v) for v in row) for row in result.flagged),
+        corners=_corners(getattr(result, "corners", None)),
+        notes=list(getattr(result, "notes", []) or []),
+        rectified_jpeg=encode_jpeg(_bgr_to_rgb(rectified), 92),
+        preview_jpeg=preview,
+        preview_scale=scale,
+    )
+
+
 def accept_scan(
     player: PlayerKingdom,
     result: Any,
@@ -35,27 +76,25 @@ def accept_scan(
     photo_id: str | None = None,
     seconds: float | None = None,
 ) -> None:
-    """The scanner read a kingdom (a ScanResult, or anything with its fields): it becomes the board."""
+    """The scanner read a kingdom (a PageScan, or a ScanResult or anything with its fields): it becomes
+    the board."""
+    scan = page_scan(result)
     previous = snapshot(player)
     keep_for_undo(player, previous)
-    player.base = result.kingdom
+    player.base = scan.kingdom
     player.from_scan, player.demo = True, False
     player.edits = []
-    player.readings = tuple(tuple(row) for row in result.readings)
-    player.flagged = tuple(tuple(bool(v) for v in row) for row in result.flagged)
+    player.readings, player.flagged = scan.readings, scan.flagged
     player.photo, player.photo_id, player.source, player.grid_choice = photo, photo_id, source, grid
     player.message = ""
     player.scan_seconds = seconds
-    player.notes = list(getattr(result, "notes", []) or [])
+    player.notes = list(scan.notes)
     if previous.edits and not previous.demo:
         player.notes.append(UNDO_NOTE)
-    size = result.kingdom.grid_size * RECTIFIED_SQUARE_PX
-    rectified = cv2.resize(result.rectified, (size, size), interpolation=cv2.INTER_AREA)
-    player.rectified_jpeg = encode_jpeg(_bgr_to_rgb(rectified), 92)
-    player.corners = _corners(getattr(result, "corners", None))
-    image = getattr(result, "image", None)
-    if image is not None:
-        player.preview_jpeg, player.preview_scale = _preview(image, _image_per_original(result))
+    player.rectified_jpeg = scan.rectified_jpeg
+    player.corners = scan.corners
+    if scan.preview_jpeg is not None:
+        player.preview_jpeg, player.preview_scale = scan.preview_jpeg, scan.preview_scale
 
 
 def accept_failure(

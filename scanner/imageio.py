@@ -39,6 +39,10 @@ warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL\.")
 
 #: Largest photo accepted, in pixels: 60 MP, so that 48 MP and 50 MP phone photos pass.
 MAX_PIXELS = 60_000_000
+#: Longest side of the copy the scanner decodes a photo to: enough pixels per square for a small kingdom,
+#: and a 12-megapixel JPEG then decodes at half scale, much faster than in full. Here rather than in the
+#: recognizer so that the scan pool can check a photo's header without importing the scanner.
+DECODE_MAX_SIDE = 2000
 #: Largest file accepted, in bytes (a 48 MP 16-bit PNG is about 290 MB; phone photos are 2-30 MB).
 MAX_FILE_BYTES = 300 * 1024 * 1024
 #: An image may unpack to FREE_DECODE_BYTES whatever its file size (a 21 MP colour image); beyond that, to

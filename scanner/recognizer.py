@@ -24,7 +24,7 @@ from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.errors import ScanError
 from scanner.geometry import frame_corners, moved_frame
-from scanner.imageio import load_photo
+from scanner.imageio import DECODE_MAX_SIDE, load_photo
 from scanner.locate import DEFAULT_SETTINGS, FrameUnreliable, Located, LocatorSettings, locate_kingdom
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
@@ -39,9 +39,6 @@ from scanner.table import (
 )
 from scanner.tall import CASTLE_HEIGHT, LEAN_COVER, Leaning, camera_from_homography, castle_cover, lean_castle
 
-#: Longest side of the copy a photo is decoded to: enough pixels per square for a small kingdom, and a
-#: 12-megapixel JPEG then decodes at half scale, much faster than in full.
-DECODE_MAX_SIDE = 2000
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
 )

@@ -3,26 +3,30 @@
 Each worker loads the square classifier once, then reads photos sent over its own pipe; the calling
 thread (a page session or the CLI) blocks on that pipe without holding the interpreter lock. A result
 comes back without the full decoded photo: ``ScanResult.image`` is a display-sized copy (its
-``grid_to_image`` scaled to match), so ``overlay`` still draws the lattice on the photo. Typed errors
-(``PhotoError``, ``KingdomNotFoundError`` with its overlay, ...) come back as they were raised.
+``grid_to_image`` scaled to match), so ``overlay`` still draws the lattice on the photo; or, with
+``PoolSettings.finish``, whatever that function makes of the result in the worker (the page's small
+record with its images already encoded). Typed errors (``PhotoError``, ``KingdomNotFoundError`` with
+its overlay, ...) come back as they were raised.
 
 A worker that dies mid-scan costs only that scan: its caller gets a one-line ``WorkerCrashedError``
 and a fresh worker takes its place. Workers retire after ``max_tasks_per_worker`` scans or once their
-resident memory passes ``max_worker_rss_mb``, and run with ``MALLOC_ARENA_MAX`` set, so the memory a
-burst of large photos took goes back to the system.
+resident memory passes ``max_worker_rss_mb``, and run with ``MALLOC_ARENA_MAX`` set; a worker hands its
+free heap back to the system once no photo has come for ``trim_after_idle_s``, so the memory a burst of
+large photos took goes back while scans in a row reuse it instead of faulting it in again.
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
-import queue
 import socket
 import subprocess
 import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -66,6 +70,12 @@ class PoolSettings:
     start_timeout_s: float = 180.0
     #: Longest side of the photo copy a result carries (the page draws its overlay at this size).
     display_side: int = 1600
+    #: Run in the worker on each ScanResult, and its return value sent back instead (a module-level
+    #: function, so it pickles by name); None sends the result with its photo at ``display_side``.
+    finish: Callable[[Any], Any] | None = None
+    #: A worker returns its free heap to the system after this long without a photo (not after every
+    #: scan: the next one would fault the same pages in again, in system time).
+    trim_after_idle_s: float = 1.0
 
 
 class WorkerCrashedError(ScanError):
@@ -152,6 +162,8 @@ def _worker_main(descriptor: int) -> None:
 
         cv2.setNumThreads(settings.opencv_threads)
         scanner = factory()
+        # the model and the modules live as long as the worker: the collector need not walk them again
+        gc.freeze()
     except BaseException as error:  # noqa: BLE001 - the pool reports why no worker could start
         connection.send(("failed", _one_line(error)))
         return
@@ -159,6 +171,8 @@ def _worker_main(descriptor: int) -> None:
     done = 0
     while True:
         try:
+            if done and not connection.poll(settings.trim_after_idle_s):
+                _release_free_memory()  # idle: the heap the last scans used goes back to the system
             request = connection.recv()
         except (EOFError, OSError):  # the pool (or the whole server) went away
             return
@@ -167,7 +181,6 @@ def _worker_main(descriptor: int) -> None:
         reply = _scan_one(scanner, request, settings)
         del request
         done += 1
-        _release_free_memory()
         retire = done >= settings.max_tasks_per_worker or rss_mb() > settings.max_worker_rss_mb
         try:
             connection.send((*reply, retire))
@@ -183,6 +196,8 @@ def _scan_one(scanner: Any, request: tuple, settings: PoolSettings) -> tuple[str
         # a frame placed by hand is read as given; otherwise the scanner looks for the kingdom
         extra = {} if corners is None else {"corners": corners}
         result = scanner.scan(source, grid=grid, name=name, **extra)
+        if settings.finish is not None:
+            return "ok", settings.finish(result)
         return "ok", for_display(result, settings.display_side)
     except ScanError as error:
         return "error", error
@@ -230,6 +245,14 @@ def _import_path() -> list[str]:
     return [path or os.getcwd() for path in sys.path]
 
 
+class _Turn:
+    """A caller's place in line for a worker; ``ready`` is set once ``worker`` is theirs."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.worker: _Worker | None = None
+
+
 @dataclass(eq=False)
 class _Worker:
     process: subprocess.Popen
@@ -260,7 +283,8 @@ class ScanPool:
         self.settings = settings
         self.size = pool_size(settings)
         self._factory = scanner_factory
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._idle: deque[_Worker] = deque()
+        self._line: deque[_Turn] = deque()  # callers waiting for a worker, first come first served
         self._lock = threading.Lock()
         self._workers: set[_Worker] = set()
         self._starting = 0
@@ -295,8 +319,7 @@ class ScanPool:
         elif isinstance(source, bytearray | memoryview):
             source = bytes(source)
         if isinstance(source, bytes):  # what the header alone refuses is answered at once, not queued
-            from scanner.imageio import check_photo
-            from scanner.recognizer import DECODE_MAX_SIDE
+            from scanner.imageio import DECODE_MAX_SIDE, check_photo
 
             check_photo(source, max_side=DECODE_MAX_SIDE)
         worker = self._take()
@@ -312,7 +335,7 @@ class ScanPool:
         if retire:
             self._discard(worker, crashed=False)
         else:
-            self._idle.put(worker)
+            self._give(worker)
         self._trim_caller()
         if status == "ok":
             return payload
@@ -376,16 +399,42 @@ class ScanPool:
             return error
 
     def _take(self) -> _Worker:
-        while True:
-            try:
-                return self._idle.get(timeout=0.5)
-            except queue.Empty:
-                with self._lock:
-                    if self._closed:
-                        raise ScanError("the scanner is shutting down; try again in a moment") from None
-                    if not self._workers and not self._starting:
-                        reason = self._start_error or "no scanner worker is running"
-                        raise ScanError(f"the photo scanner could not start ({reason})") from None
+        """The next free worker, callers served in the order they came (a queue's timed waits would let
+        a later caller overtake one that has waited longer)."""
+        with self._lock:
+            if self._idle:
+                return self._idle.popleft()
+            turn = _Turn()
+            self._line.append(turn)
+        while not turn.ready.wait(0.5):
+            with self._lock:
+                if turn.worker is not None:
+                    break
+                reason = self._unavailable()
+                if reason:
+                    self._line.remove(turn)
+                    raise ScanError(reason)
+        assert turn.worker is not None
+        return turn.worker
+
+    def _give(self, worker: _Worker) -> None:
+        """A free worker goes to the caller that has waited longest, or waits for the next one."""
+        with self._lock:
+            if self._line:
+                turn = self._line.popleft()
+                turn.worker = worker
+                turn.ready.set()
+            else:
+                self._idle.append(worker)
+
+    def _unavailable(self) -> str:
+        """Why no worker will come (called with the lock held); '' while one may."""
+        if self._closed:
+            return "the scanner is shutting down; try again in a moment"
+        if not self._workers and not self._starting:
+            reason = self._start_error or "no scanner worker is running"
+            return f"the photo scanner could not start ({reason})"
+        return ""
 
     def _reply(self, worker: _Worker) -> tuple[str, Any, bool]:
         deadline = time.monotonic() + self.settings.scan_timeout_s
@@ -458,7 +507,7 @@ class ScanPool:
                 worker.connection.send(None)
                 return
             self._workers.add(worker)
-        self._idle.put(worker)
+        self._give(worker)
 
     def _worker_environment(self) -> dict[str, str]:
         path = os.pathsep.join(_import_path())  # the scanner package the parent uses

@@ -93,6 +93,29 @@ def test_a_reading_fills_the_player_and_scores_through_the_engine():
     assert player.corners[0] == (1000.0, 800.0)
 
 
+def test_the_scan_pool_sends_back_the_page_record_which_fills_the_player_as_the_full_result_does():
+    from pathlib import Path
+
+    from scanner.recognizer import KingdomScanner
+    from scanner.workers import PoolSettings, ScanPool
+    from tests.support.scan_fakes import ColourClassifier
+    from tests.support.worker_fakes import misbehaving_scanner
+
+    data = (Path(__file__).resolve().parents[2] / "data/samples/sample_table.jpg").read_bytes()
+    settings = PoolSettings(workers=1, finish=accept.page_scan)
+    with ScanPool(settings, scanner_factory=misbehaving_scanner) as pool:
+        record = pool.scan(data, name="table.jpg")
+    assert isinstance(record, accept.PageScan) and len(record.preview_jpeg) < 300_000  # no photo array
+    full = KingdomScanner(classifier=ColourClassifier()).scan(data, name="table.jpg")
+    there, here = PageState(), PageState()
+    accept.accept_scan(there.player, record, data, "table.jpg", photo_id="a")
+    accept.accept_scan(here.player, full, data, "table.jpg", photo_id="a")
+    assert gamefile.state_record(there) == gamefile.state_record(here)
+    for name in ("rectified_jpeg", "preview_jpeg", "preview_scale", "corners", "readings", "flagged"):
+        assert getattr(there.player, name) == getattr(here.player, name), name
+    assert max(drawing.decode_jpeg(there.player.preview_jpeg).shape[:2]) == accept.PREVIEW_MAX_PX
+
+
 def test_review_cells_are_low_confidence_or_flagged_until_corrected():
     page = scanned_state()
     assert page.player.review_cells() == [(1, 2), (3, 3)]

@@ -68,6 +68,34 @@ def test_a_crashed_worker_gives_a_clear_error_and_a_fresh_worker(pool) -> None:
     assert pool.worker_pids() != before and pool.crashes >= 1
 
 
+def test_callers_waiting_for_a_busy_worker_are_served_in_the_order_they_came(pool) -> None:
+    import threading
+    import time
+
+    order: dict[int, int] = {}  # caller -> the worker's count of the call that served it
+
+    def call(source: str, label: int) -> None:
+        with pytest.raises(ScanError) as caught:
+            pool.scan(source)
+        order[label] = int(str(caught.value).split()[-1]) if source == "count" else 0
+
+    busy = threading.Thread(target=call, args=("pause", -1))
+    busy.start()
+    deadline = time.monotonic() + 5
+    while pool._idle and time.monotonic() < deadline:  # until the pause has the only worker
+        time.sleep(0.01)
+    threads = [threading.Thread(target=call, args=("count", label)) for label in range(5)]
+    for number, thread in enumerate(threads, start=1):
+        thread.start()
+        deadline = time.monotonic() + 5
+        while len(pool._line) < number and time.monotonic() < deadline:  # in line before the next comes
+            time.sleep(0.01)
+    for thread in [busy, *threads]:
+        thread.join()
+    served = [order[label] for label in range(5)]
+    assert served == sorted(served) and len(set(served)) == 5, served
+
+
 def test_workers_run_with_few_malloc_arenas_and_one_thread(pool) -> None:
     with pytest.raises(ScanError) as caught:
         pool.scan("environment")
