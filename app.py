@@ -176,24 +176,35 @@ def reload(code: str) -> bool:
     return True
 
 
-def changes(action: Callable[..., object]) -> Callable[..., None]:
-    """A callback that changes the game: take any newer saved state first, act, then save. When another
-    phone saved in between, its game is taken and the change made again on it, so neither is lost."""
+def changes(action: Callable[..., object] | None = None, *, board: bool = False) -> Any:
+    """A callback that changes the game: act, then save naming the version this page holds. When another
+    phone saved in between the save is refused, so its game is taken and the change made again on it:
+    neither is lost, and this phone sees the other's change on its next interaction without reading the
+    version first. ``board``: the change touches only what the board fragment draws (a correction), so
+    only that fragment reruns, unless another phone's game was taken."""
 
-    def callback(*args: Any) -> None:
-        session = st.session_state
-        for _ in range(SAVE_ATTEMPTS):
-            if stored_version(session.code) not in (None, session.get("version")) and not reload(
-                session.code
-            ):
-                break
-            session.edit_note = ""
-            action(*args)
-            if save():
-                return
-        session.page.notice = "another phone changed the game at the same moment: check your last change"
+    def decorate(action: Callable[..., object]) -> Callable[..., None]:
+        def callback(*args: Any) -> None:
+            session, took_newer = st.session_state, False
+            for _ in range(SAVE_ATTEMPTS):
+                session.edit_note = ""
+                action(*args)
+                if save():
+                    break
+                took_newer = True
+                if not reload(session.code):
+                    session.page.notice = "the game could not be loaded again; your last change is kept here"
+                    break
+            else:
+                session.page.notice = (
+                    "another phone changed the game at the same moment: check your last change"
+                )
+            if took_newer or not board or session.pop("whole_page", False):
+                st.rerun()  # the whole page, not only the fragment the widget lives in
 
-    return callback
+        return callback
+
+    return decorate if action is None else decorate(action)
 
 
 def save() -> bool:
@@ -202,6 +213,7 @@ def save() -> bool:
     session = st.session_state
     try:
         session.version = game_storage().save(session.code, session.page, session.get("version", 0))
+        session.saved = True  # this page holds the stored game: the board fragment need not check
     except page.VersionConflict:
         return False
     except Exception as error:  # noqa: BLE001 - the game stays in this page; only keeping it failed
@@ -273,7 +285,7 @@ def on_grid() -> None:
     player.grid_choice = grid
 
 
-@changes
+@changes(board=True)
 def on_click_kingdom() -> None:
     s, click = st.session_state.page, st.session_state.get(key("click"))
     kingdom = s.player.kingdom
@@ -288,14 +300,14 @@ def on_click_kingdom() -> None:
         s.selected = cell
 
 
-@changes
+@changes(board=True)
 def on_terrain(terrain: Terrain) -> None:
     s = st.session_state.page
     note = page.set_brush(s, terrain) if s.paint else page.set_terrain(s, terrain)
     st.session_state.edit_note = note
 
 
-@changes
+@changes(board=True)
 def on_crowns(crowns: int) -> None:
     s = st.session_state.page
     if s.paint:
@@ -304,15 +316,21 @@ def on_crowns(crowns: int) -> None:
         page.set_crowns(s, crowns)
 
 
-@changes
+@changes(board=True)
 def on_mode() -> None:
     st.session_state.page.paint = st.session_state.get(key("mode")) == "Paint"
 
 
-@changes
+@changes(board=True)
 def on_edit(action: Callable[[page.PageState], object]) -> None:
+    before = st.session_state.page.player
+    shown = (before.base, before.preview_jpeg, before.photo_id)
     action(st.session_state.page)
     player = st.session_state.page.player
+    if any(
+        a is not b for a, b in zip(shown, (player.base, player.preview_jpeg, player.photo_id), strict=True)
+    ):
+        st.session_state.whole_page = True  # Undo brought back another reading: its photo and frame too
     if player.kingdom is not None:  # Undo may bring back an earlier reading made with another grid choice
         rereadable = player.from_scan and player.photo is not None
         st.session_state[key("grid")] = player.grid_choice if rereadable else player.kingdom.grid_size
@@ -455,10 +473,15 @@ def show_scoreboard(s: page.PageState) -> None:
             label_visibility="collapsed",
         )
         st.button("Player", icon=":material/person_add:", on_click=on_add_player)
-        with st.popover("Ranking", icon=":material/trophy:"):
-            show_ranking(s)
-        with st.popover("Game", icon=":material/settings:"):
-            show_settings(s)
+        # Drawn only while open: a tap elsewhere neither computes nor sends them (nor reads the history).
+        ranking = st.popover("Ranking", icon=":material/trophy:", key="ranking_menu", on_change="rerun")
+        with ranking:
+            if ranking.open:
+                show_ranking(s)
+        settings = st.popover("Game", icon=":material/settings:", key="game_menu", on_change="rerun")
+        with settings:
+            if settings.open:
+                show_settings(s)
     winner = views.winner_line(s)
     if winner:
         st.markdown(f":material/trophy: **{winner}**")
@@ -625,21 +648,20 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
     )
     drawing, editor = st.columns([3, 2])
     with drawing:
-        image = page.draw_kingdom(
+        image = page.drawing.kingdom_jpeg(
             kingdom,
             player.rectified_jpeg,
-            set(player.review_cells()),
-            player.corrected_cells,
+            frozenset(player.review_cells()),
+            frozenset(player.corrected_cells),
             highlight,
             None if s.paint else s.selected,
         )
         with st.container(key="kingdom_view"):
             streamlit_image_coordinates(
-                image,
+                EncodedJPEG(image),
                 key=key("click"),
                 width="stretch",
                 image_format="JPEG",
-                jpeg_quality=85,
                 on_click=on_click_kingdom,
                 cursor="pointer",
             )
@@ -653,6 +675,17 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
     caption = views.photo_caption(player) if not player.demo else ""
     if caption:
         st.caption(caption)
+
+
+class EncodedJPEG:
+    """JPEG bytes already made, handed to the image component as an image it "saves" (it would otherwise
+    encode the picture again on every rerun)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def save(self, file: Any, **_: Any) -> None:
+        file.write(self.data)
 
 
 def show_editor(s: page.PageState) -> None:
@@ -780,14 +813,32 @@ def show_frame_editor(s: page.PageState) -> None:
             st.button("Start again", on_click=on_frame_reset)
 
 
+@st.fragment(key="board")
+def show_board(top: Any) -> None:
+    """Everything a correction changes: the scoreboard, the score and messages (in ``top``, above the
+    photo box), the kingdom with its editor and the territories. A tap on the palette or the kingdom
+    reruns this alone; callbacks that change more ask for the whole page."""
+    session = st.session_state
+    whole_run, saved = session.pop("whole_run", False), session.pop("saved", False)
+    if not (whole_run or saved):
+        # A rerun of this fragment alone that saved nothing: take another phone's change, if any.
+        if stored_version(session.code) not in (None, session.get("version")) and reload(session.code):
+            st.rerun()
+    s = session.page
+    with top:
+        show_scoreboard(s)
+        report = page.score_player(s.player, s.game)
+        show_score(s.player, report)
+        show_messages(s)
+    if report is not None:
+        show_kingdom(s, report)
+        show_territories(report)
+
+
 s = state()
 st.html(STYLE)
-show_scoreboard(s)
-report = page.score_player(s.player, s.game)
-show_score(s.player, report)
-show_messages(s)
+top = st.container()
 show_photo_box(s)
-if report is not None:
-    show_kingdom(s, report)
-    show_territories(report)
+st.session_state.whole_run = True
+show_board(top)
 show_frame_editor(s)

@@ -55,6 +55,22 @@ def decode_jpeg(data: bytes) -> np.ndarray:
     return rgb
 
 
+@lru_cache(maxsize=64)
+def kingdom_jpeg(
+    kingdom: Kingdom,
+    rectified_jpeg: bytes | None = None,
+    review: frozenset[Cell] = frozenset(),
+    corrected: frozenset[Cell] = frozenset(),
+    highlight: Territory | None = None,
+    selected: Cell | None = None,
+    quality: int = 85,
+) -> bytes:
+    """The drawn kingdom as JPEG bytes, cached by what is drawn: a rerun that changes nothing on the
+    kingdom neither draws nor encodes it again, and a board shown before (undo, switching players) is
+    reused."""
+    return encode_jpeg(draw_kingdom(kingdom, rectified_jpeg, review, corrected, highlight, selected), quality)
+
+
 def draw_kingdom(
     kingdom: Kingdom,
     rectified_jpeg: bytes | None = None,
