@@ -7,6 +7,7 @@ by one call, and each rerun draws the current state. Run with ``streamlit run ap
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 from collections.abc import Callable
@@ -64,6 +65,32 @@ STYLE = (
 )
 
 st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout="centered")
+
+
+# The kingdom is tapped far more often than anything else: an image drawn in the page itself (no iframe),
+# which reports where it was tapped, in the image's displayed pixels.
+tap_image = st.components.v2.component(
+    "kingdom_tap_image",
+    html='<img id="image" alt="the kingdom: tap a square" draggable="false">',
+    css="img {width: 100%; height: auto; display: block; cursor: pointer; touch-action: manipulation;}",
+    js="""
+export default function ({ data, parentElement, setTriggerValue }) {
+  const image = parentElement.querySelector("img");
+  if (image.getAttribute("src") !== data.src) image.setAttribute("src", data.src);
+  image.onclick = (event) => {
+    const box = image.getBoundingClientRect();
+    setTriggerValue("tap", {x: event.clientX - box.left, y: event.clientY - box.top,
+                            width: box.width, height: box.height});
+  };
+}
+""",
+)
+
+
+def tapped(widget: str) -> dict | None:
+    """Where the kingdom image was just tapped (x, y, width, height in displayed pixels), else None."""
+    value = st.session_state.get(widget)
+    return None if value is None else value.get("tap")
 
 
 # --- heavy objects, once per server process ----------------------------------------------------
@@ -287,7 +314,7 @@ def on_grid() -> None:
 
 @changes(board=True)
 def on_click_kingdom() -> None:
-    s, click = st.session_state.page, st.session_state.get(key("click"))
+    s, click = st.session_state.page, tapped(key("click"))
     kingdom = s.player.kingdom
     if not click or kingdom is None:
         return
@@ -657,13 +684,10 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
             None if s.paint else s.selected,
         )
         with st.container(key="kingdom_view"):
-            streamlit_image_coordinates(
-                EncodedJPEG(image),
+            tap_image(
+                data={"src": "data:image/jpeg;base64," + base64.b64encode(image).decode()},
                 key=key("click"),
-                width="stretch",
-                image_format="JPEG",
-                on_click=on_click_kingdom,
-                cursor="pointer",
+                on_tap_change=on_click_kingdom,
             )
     with editor:
         show_editor(s)
@@ -675,17 +699,6 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
     caption = views.photo_caption(player) if not player.demo else ""
     if caption:
         st.caption(caption)
-
-
-class EncodedJPEG:
-    """JPEG bytes already made, handed to the image component as an image it "saves" (it would otherwise
-    encode the picture again on every rerun)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def save(self, file: Any, **_: Any) -> None:
-        file.write(self.data)
 
 
 def show_editor(s: page.PageState) -> None:
@@ -743,7 +756,11 @@ def show_editor(s: page.PageState) -> None:
 
 def show_territories(report: ScoreReport) -> None:
     count = len(report.territories)
-    with st.expander(f"Territories: {count} (tap to see each one)" if count != 1 else "Territories: 1"):
+    box = key("territories_box")
+    title = f"Territories: {count} (tap to see each one)" if count != 1 else "Territories: 1"
+    with st.expander(title, key=box, on_change="rerun"):
+        if not st.session_state.get(box):  # drawn only when open: a correction need not send the table
+            return
         territories = report.territories
         st.selectbox(
             "Highlight a territory on the kingdom",
