@@ -172,8 +172,10 @@ def wait_redrawn(page, before: str, view: str = "kingdom_view", timeout_s: float
         time.sleep(0.01)
 
 
-def timed_change(page, act, before: int) -> tuple[int, float]:
-    """Do `act` and wait until the score differs from `before` and the kingdom is redrawn."""
+def timed_change(page, act, before: int, chosen: str) -> tuple[int, float]:
+    """Do `act` and wait until the score differs from `before`, the kingdom is redrawn and the palette
+    shows the button `chosen` (a key prefix such as "c_2_") as the square's: the whole answer to a tap,
+    drawn last by the page, so the next tap starts on a page that has settled."""
     drawn = image_signature(page)
     start = time.perf_counter()
     act()
@@ -184,6 +186,7 @@ def timed_change(page, act, before: int) -> tuple[int, float]:
         polling="raf",
     )
     wait_redrawn(page, drawn)
+    page.locator(f'[class*="st-key-{chosen}"] [data-testid="stBaseButton-primary"]').wait_for(timeout=20_000)
     return metric(page), time.perf_counter() - start
 
 
@@ -227,13 +230,13 @@ def test_score_in_view_after_upload_and_correction_and_reload_keeps_the_game(
     target = "swamp" if "mine," in page.get_by_text(f"Row {grid} col {grid}:").inner_text() else "mine"
     button = page.locator(f'[class*="st-key-t_{target}_"] button')
     assert in_view(page, button), "the palette must show without scrolling"
-    score, waited = timed_change(page, button.click, metric(page))
+    score, waited = timed_change(page, button.click, metric(page), f"t_{target}_")
     assert in_view(page, page.locator(METRIC).first), "the corrected score must show without scrolling"
     waits = [waited]
     for crowns in (2, 1, 2, 1):  # mine and swamp both carry up to 2 crowns
         crown_button = page.locator(f'[class*="st-key-c_{crowns}_"] button')
         assert in_view(page, crown_button)
-        score, waited = timed_change(page, crown_button.click, score)
+        score, waited = timed_change(page, crown_button.click, score, f"c_{crowns}_")
         waits.append(waited)
     assert in_view(page, page.locator(METRIC).first)
     save_screenshot(page, tmp_path, f"page-{device}.png")
