@@ -36,61 +36,18 @@ SAVE_ATTEMPTS = 3
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 GRID_LABELS = {"auto": "Auto", 5: "5×5", 7: "7×7"}
 EDITION_LABELS = {"second": "Second edition (ties share)", "nordic": "Nordic (crowns break ties)"}
-TERRAIN_BUTTONS = {
-    Terrain.WHEAT: "wheat",
-    Terrain.FOREST: "forest",
-    Terrain.LAKE: "lake",
-    Terrain.GRASSLAND: "grass",
-    Terrain.SWAMP: "swamp",
-    Terrain.MINE: "mine",
-    Terrain.CASTLE: "castle",
-    Terrain.EMPTY: "empty",
-}
-# Tighter than Streamlit's defaults so the score, the kingdom and the palette share a phone's screen.
-STYLE = (
-    "<style>"
-    'header[data-testid="stHeader"] {height: 2.4rem; background: transparent;}'
-    ".block-container {padding-top: 2.6rem; padding-bottom: 2rem;}"
-    '[data-testid="stVerticalBlock"] {gap: 0.6rem;}'
-    '[data-testid="stMetricValue"] {font-size: 2.2rem; line-height: 1.1;}'
-    ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
-    "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
-    '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
-    + "".join(
-        f'[class*="st-key-t_{terrain.value}_"] button {{background: rgb{colour}; '
-        f"color: {'#000' if sum(colour) > 380 else '#fff'}; border-color: #0004;}}"
-        for terrain, colour in page.drawing.TERRAIN_RGB.items()
-    )
-    + "</style>"
-)
+STYLE = page.drawing.page_style()
 
 st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout="centered")
 
 
-# The kingdom is tapped far more often than anything else: an image drawn in the page itself (no iframe),
-# which reports where it was tapped, in the image's displayed pixels.
+# The kingdom is tapped far more often than anything else: an image drawn in the page itself (no iframe).
 tap_image = st.components.v2.component(
     "kingdom_tap_image",
     html='<img id="image" alt="the kingdom: tap a square" draggable="false">',
     css="img {width: 100%; height: auto; display: block; cursor: pointer; touch-action: manipulation;}",
-    js="""
-export default function ({ data, parentElement, setTriggerValue }) {
-  const image = parentElement.querySelector("img");
-  if (image.getAttribute("src") !== data.src) image.setAttribute("src", data.src);
-  image.onclick = (event) => {
-    const box = image.getBoundingClientRect();
-    setTriggerValue("tap", {x: event.clientX - box.left, y: event.clientY - box.top,
-                            width: box.width, height: box.height});
-  };
-}
-""",
+    js=(ROOT / "page/assets/tap_image.js").read_text(encoding="utf-8"),
 )
-
-
-def tapped(widget: str) -> dict | None:
-    """Where the kingdom image was just tapped (x, y, width, height in displayed pixels), else None."""
-    value = st.session_state.get(widget)
-    return None if value is None else value.get("tap")
 
 
 # --- heavy objects, once per server process ----------------------------------------------------
@@ -204,11 +161,9 @@ def reload(code: str) -> bool:
 
 
 def changes(action: Callable[..., object] | None = None, *, board: bool = False) -> Any:
-    """A callback that changes the game: act, then save naming the version this page holds. When another
-    phone saved in between the save is refused, so its game is taken and the change made again on it:
-    neither is lost, and this phone sees the other's change on its next interaction without reading the
-    version first. ``board``: the change touches only what the board fragment draws (a correction), so
-    only that fragment reruns, unless another phone's game was taken."""
+    """A callback that changes the game: act, then save naming the version this page holds; when another
+    phone saved in between, the save is refused, its game taken and the change made again on it (neither
+    is lost). ``board``: a correction, which reruns the board fragment alone (unless a game was taken)."""
 
     def decorate(action: Callable[..., object]) -> Callable[..., None]:
         def callback(*args: Any) -> None:
@@ -314,7 +269,7 @@ def on_grid() -> None:
 
 @changes(board=True)
 def on_click_kingdom() -> None:
-    s, click = st.session_state.page, tapped(key("click"))
+    s, click = st.session_state.page, (st.session_state.get(key("click")) or {}).get("tap")
     kingdom = s.player.kingdom
     if not click or kingdom is None:
         return
@@ -350,13 +305,10 @@ def on_mode() -> None:
 
 @changes(board=True)
 def on_edit(action: Callable[[page.PageState], object]) -> None:
-    before = st.session_state.page.player
-    shown = (before.base, before.preview_jpeg, before.photo_id)
+    before = st.session_state.page.player.preview_jpeg, st.session_state.page.player.base
     action(st.session_state.page)
     player = st.session_state.page.player
-    if any(
-        a is not b for a, b in zip(shown, (player.base, player.preview_jpeg, player.photo_id), strict=True)
-    ):
+    if before[0] is not player.preview_jpeg or before[1] is not player.base:
         st.session_state.whole_page = True  # Undo brought back another reading: its photo and frame too
     if player.kingdom is not None:  # Undo may bring back an earlier reading made with another grid choice
         rereadable = player.from_scan and player.photo is not None
@@ -412,13 +364,8 @@ def on_import() -> None:
 def draft_for(player: page.PlayerKingdom, preview: np.ndarray) -> page.FrameDraft:
     """The frame being placed on the current player's photo (the scanner's, or a default one)."""
     if key("draft") not in st.session_state:
-        height, width = preview.shape[:2]
-        scale = player.preview_scale
-        grid = (
-            player.kingdom.grid_size
-            if player.kingdom is not None
-            else accept.scan_hand_grid(player.grid_choice)
-        )
+        (height, width), scale, kingdom = preview.shape[:2], player.preview_scale, player.kingdom
+        grid = kingdom.grid_size if kingdom is not None else accept.scan_hand_grid(player.grid_choice)
         st.session_state[key("draft")] = page.start_draft(player.corners, grid, width / scale, height / scale)
     return st.session_state[key("draft")]
 
@@ -430,16 +377,7 @@ def on_frame_pointer() -> None:
     if not event or draft is None or s.player.preview_jpeg is None:
         return
     preview = page.decode_jpeg(s.player.preview_jpeg)
-    per_display = (
-        preview.shape[1] / max(event["width"], 1) / s.player.preview_scale
-    )  # original px per screen px
-    start = (
-        event.get("x1", event.get("x", 0)) * per_display,
-        event.get("y1", event.get("y", 0)) * per_display,
-    )
-    end = (event.get("x2", event.get("x", 0)) * per_display, event.get("y2", event.get("y", 0)) * per_display)
-    longest = max(preview.shape[:2]) / s.player.preview_scale
-    st.session_state[key("draft")] = page.on_pointer(draft, start, end, longest)
+    st.session_state[key("draft")] = frame.on_event(draft, event, preview.shape[:2], s.player.preview_scale)
 
 
 def on_pick_corner() -> None:
@@ -686,11 +624,8 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
             None if s.paint else s.selected,
         )
         with st.container(key="kingdom_view"):
-            tap_image(
-                data={"src": "data:image/jpeg;base64," + base64.b64encode(image).decode()},
-                key=key("click"),
-                on_tap_change=on_click_kingdom,
-            )
+            src = "data:image/jpeg;base64," + base64.b64encode(image).decode()
+            tap_image(data={"src": src}, key=key("click"), on_tap_change=on_click_kingdom)
     with editor:
         show_editor(s)
     warning = views.review_warning(player)
@@ -714,7 +649,7 @@ def show_editor(s: page.PageState) -> None:
     else:
         st.caption(f"{views.cell_name(s.selected).capitalize()}: {what}. Tap a square to pick another.")
     with st.container(horizontal=True, gap="small", key="palette"):
-        for terrain, label in TERRAIN_BUTTONS.items():
+        for terrain, label in views.TERRAIN_BUTTONS.items():
             chosen = terrain is current.terrain
             st.button(
                 label,
