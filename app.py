@@ -181,7 +181,7 @@ def changes(action: Callable[..., object] | None = None, *, board: bool = False)
                 session.page.notice = (
                     "another phone changed the game at the same moment: check your last change"
                 )
-            if took_newer or not board or session.pop("whole_page", False):
+            if session.pop("whole_page", False) or took_newer or not board:
                 st.rerun()  # the whole page, not only the fragment the widget lives in
 
         return callback
