@@ -564,8 +564,6 @@ def show_photo_box(s: page.PageState) -> None:
         f": {player.source}" if player.source and not player.demo else ""
     )
     with st.expander(title, key=box, on_change="rerun", icon=":material/photo_camera:"):
-        if not st.session_state.get(box):  # drawn only when open: a reopened game shows its board sooner
-            return
         upload = key("upload")
         st.file_uploader("Upload a photo", type=PHOTO_TYPES, key=upload, on_change=on_photo, args=(upload,))
         if st.toggle("Use the camera", key=key("camera_on")):

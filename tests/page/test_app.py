@@ -70,15 +70,7 @@ def opened() -> AppTest:
     return at
 
 
-def open_photo_box(at: AppTest) -> None:
-    """Open the player's photo box (drawn only while open; it closes once a kingdom is read)."""
-    if not at.session_state[key(at, "photo_box")]:
-        at.session_state[key(at, "photo_box")] = True
-        at.run()
-
-
 def upload(at: AppTest, name: str, data: bytes) -> None:
-    open_photo_box(at)
     at.file_uploader(key=key(at, "upload")).upload(name, data, "image/jpeg").run()
     assert not at.exception, [e.value for e in at.exception]
 
@@ -154,7 +146,6 @@ def test_second_player_by_hand_and_ranking(opened: AppTest):
     assert not any("Winner" in m.value for m in at.markdown)  # one kingdom: no winner yet
     button(at, "Enter by hand").click().run()
     assert kingdom(at) == Kingdom.empty(5) and score(at) == 0
-    open_photo_box(at)  # the name is set in the photo box, which closed for the hand entry
     at.text_input(key=key(at, "name")).set_value("Bea").run()
     correct(at, (0, 0), Square(Terrain.LAKE, 1))
     assert score(at) == 1
