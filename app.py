@@ -7,6 +7,7 @@ by one call, and each rerun draws the current state. Run with ``streamlit run ap
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 from collections.abc import Callable
@@ -35,35 +36,18 @@ SAVE_ATTEMPTS = 3
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 GRID_LABELS = {"auto": "Auto", 5: "5×5", 7: "7×7"}
 EDITION_LABELS = {"second": "Second edition (ties share)", "nordic": "Nordic (crowns break ties)"}
-TERRAIN_BUTTONS = {
-    Terrain.WHEAT: "wheat",
-    Terrain.FOREST: "forest",
-    Terrain.LAKE: "lake",
-    Terrain.GRASSLAND: "grass",
-    Terrain.SWAMP: "swamp",
-    Terrain.MINE: "mine",
-    Terrain.CASTLE: "castle",
-    Terrain.EMPTY: "empty",
-}
-# Tighter than Streamlit's defaults so the score, the kingdom and the palette share a phone's screen.
-STYLE = (
-    "<style>"
-    'header[data-testid="stHeader"] {height: 2.4rem; background: transparent;}'
-    ".block-container {padding-top: 2.6rem; padding-bottom: 2rem;}"
-    '[data-testid="stVerticalBlock"] {gap: 0.6rem;}'
-    '[data-testid="stMetricValue"] {font-size: 2.2rem; line-height: 1.1;}'
-    ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
-    "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
-    '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
-    + "".join(
-        f'[class*="st-key-t_{terrain.value}_"] button {{background: rgb{colour}; '
-        f"color: {'#000' if sum(colour) > 380 else '#fff'}; border-color: #0004;}}"
-        for terrain, colour in page.drawing.TERRAIN_RGB.items()
-    )
-    + "</style>"
-)
+STYLE = page.drawing.page_style()
 
 st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout="centered")
+
+
+# The kingdom is tapped far more often than anything else: an image drawn in the page itself (no iframe).
+tap_image = st.components.v2.component(
+    "kingdom_tap_image",
+    html='<img id="image" alt="the kingdom: tap a square" draggable="false">',
+    css="img {width: 100%; height: auto; display: block; cursor: pointer; touch-action: manipulation;}",
+    js=(ROOT / "page/assets/tap_image.js").read_text(encoding="utf-8"),
+)
 
 
 # --- heavy objects, once per server process ----------------------------------------------------
@@ -175,24 +159,33 @@ def reload(code: str) -> bool:
     return True
 
 
-def changes(action: Callable[..., object]) -> Callable[..., None]:
-    """A callback that changes the game: take any newer saved state first, act, then save. When another
-    phone saved in between, its game is taken and the change made again on it, so neither is lost."""
+def changes(action: Callable[..., object] | None = None, *, board: bool = False) -> Any:
+    """A callback that changes the game: act, then save naming the version this page holds; when another
+    phone saved in between, the save is refused, its game taken and the change made again on it (neither
+    is lost). ``board``: a correction, which reruns the board fragment alone (unless a game was taken)."""
 
-    def callback(*args: Any) -> None:
-        session = st.session_state
-        for _ in range(SAVE_ATTEMPTS):
-            if stored_version(session.code) not in (None, session.get("version")) and not reload(
-                session.code
-            ):
-                break
-            session.edit_note = ""
-            action(*args)
-            if save():
-                return
-        session.page.notice = "another phone changed the game at the same moment: check your last change"
+    def decorate(action: Callable[..., object]) -> Callable[..., None]:
+        def callback(*args: Any) -> None:
+            session, took_newer = st.session_state, False
+            for _ in range(SAVE_ATTEMPTS):
+                session.edit_note = ""
+                action(*args)
+                if save():
+                    break
+                took_newer = True
+                if not reload(session.code):
+                    session.page.notice = "the game could not be loaded again; your last change is kept here"
+                    break
+            else:
+                session.page.notice = (
+                    "another phone changed the game at the same moment: check your last change"
+                )
+            if session.pop("whole_page", False) or took_newer or not board:
+                st.rerun()  # the whole page, not only the fragment the widget lives in
 
-    return callback
+        return callback
+
+    return decorate if action is None else decorate(action)
 
 
 def save() -> bool:
@@ -201,6 +194,7 @@ def save() -> bool:
     session = st.session_state
     try:
         session.version = game_storage().save(session.code, session.page, session.get("version", 0))
+        session.saved = True  # this page holds the stored game: the board fragment need not check
     except page.VersionConflict:
         return False
     except Exception as error:  # noqa: BLE001 - the game stays in this page; only keeping it failed
@@ -272,9 +266,9 @@ def on_grid() -> None:
     player.grid_choice = grid
 
 
-@changes
+@changes(board=True)
 def on_click_kingdom() -> None:
-    s, click = st.session_state.page, st.session_state.get(key("click"))
+    s, click = st.session_state.page, (st.session_state.get(key("click")) or {}).get("tap")
     kingdom = s.player.kingdom
     if not click or kingdom is None:
         return
@@ -287,14 +281,14 @@ def on_click_kingdom() -> None:
         s.selected = cell
 
 
-@changes
+@changes(board=True)
 def on_terrain(terrain: Terrain) -> None:
     s = st.session_state.page
     note = page.set_brush(s, terrain) if s.paint else page.set_terrain(s, terrain)
     st.session_state.edit_note = note
 
 
-@changes
+@changes(board=True)
 def on_crowns(crowns: int) -> None:
     s = st.session_state.page
     if s.paint:
@@ -303,15 +297,18 @@ def on_crowns(crowns: int) -> None:
         page.set_crowns(s, crowns)
 
 
-@changes
+@changes(board=True)
 def on_mode() -> None:
     st.session_state.page.paint = st.session_state.get(key("mode")) == "Paint"
 
 
-@changes
+@changes(board=True)
 def on_edit(action: Callable[[page.PageState], object]) -> None:
+    before = st.session_state.page.player.preview_jpeg, st.session_state.page.player.base
     action(st.session_state.page)
     player = st.session_state.page.player
+    if before[0] is not player.preview_jpeg or before[1] is not player.base:
+        st.session_state.whole_page = True  # Undo brought back another reading: its photo and frame too
     if player.kingdom is not None:  # Undo may bring back an earlier reading made with another grid choice
         rereadable = player.from_scan and player.photo is not None
         st.session_state[key("grid")] = player.grid_choice if rereadable else player.kingdom.grid_size
@@ -366,13 +363,8 @@ def on_import() -> None:
 def draft_for(player: page.PlayerKingdom, preview: np.ndarray) -> page.FrameDraft:
     """The frame being placed on the current player's photo (the scanner's, or a default one)."""
     if key("draft") not in st.session_state:
-        height, width = preview.shape[:2]
-        scale = player.preview_scale
-        grid = (
-            player.kingdom.grid_size
-            if player.kingdom is not None
-            else accept.scan_hand_grid(player.grid_choice)
-        )
+        (height, width), scale, kingdom = preview.shape[:2], player.preview_scale, player.kingdom
+        grid = kingdom.grid_size if kingdom is not None else accept.scan_hand_grid(player.grid_choice)
         st.session_state[key("draft")] = page.start_draft(player.corners, grid, width / scale, height / scale)
     return st.session_state[key("draft")]
 
@@ -384,16 +376,7 @@ def on_frame_pointer() -> None:
     if not event or draft is None or s.player.preview_jpeg is None:
         return
     preview = page.decode_jpeg(s.player.preview_jpeg)
-    per_display = (
-        preview.shape[1] / max(event["width"], 1) / s.player.preview_scale
-    )  # original px per screen px
-    start = (
-        event.get("x1", event.get("x", 0)) * per_display,
-        event.get("y1", event.get("y", 0)) * per_display,
-    )
-    end = (event.get("x2", event.get("x", 0)) * per_display, event.get("y2", event.get("y", 0)) * per_display)
-    longest = max(preview.shape[:2]) / s.player.preview_scale
-    st.session_state[key("draft")] = page.on_pointer(draft, start, end, longest)
+    st.session_state[key("draft")] = frame.on_event(draft, event, preview.shape[:2], s.player.preview_scale)
 
 
 def on_pick_corner() -> None:
@@ -454,10 +437,15 @@ def show_scoreboard(s: page.PageState) -> None:
             label_visibility="collapsed",
         )
         st.button("Player", icon=":material/person_add:", on_click=on_add_player)
-        with st.popover("Ranking", icon=":material/trophy:"):
-            show_ranking(s)
-        with st.popover("Game", icon=":material/settings:"):
-            show_settings(s)
+        # Drawn only while open: a tap elsewhere neither computes nor sends them (nor reads the history).
+        ranking = st.popover("Ranking", icon=":material/trophy:", key="ranking_menu", on_change="rerun")
+        with ranking:
+            if ranking.open:
+                show_ranking(s)
+        settings = st.popover("Game", icon=":material/settings:", key="game_menu", on_change="rerun")
+        with settings:
+            if settings.open:
+                show_settings(s)
     winner = views.winner_line(s)
     if winner:
         st.markdown(f":material/trophy: **{winner}**")
@@ -624,24 +612,17 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
     )
     drawing, editor = st.columns([3, 2])
     with drawing:
-        image = page.draw_kingdom(
+        image = page.drawing.kingdom_jpeg(
             kingdom,
             player.rectified_jpeg,
-            set(player.review_cells()),
-            player.corrected_cells,
+            frozenset(player.review_cells()),
+            frozenset(player.corrected_cells),
             highlight,
             None if s.paint else s.selected,
         )
         with st.container(key="kingdom_view"):
-            streamlit_image_coordinates(
-                image,
-                key=key("click"),
-                width="stretch",
-                image_format="JPEG",
-                jpeg_quality=85,
-                on_click=on_click_kingdom,
-                cursor="pointer",
-            )
+            src = "data:image/jpeg;base64," + base64.b64encode(image).decode()
+            tap_image(data={"src": src}, key=key("click"), on_tap_change=on_click_kingdom)
     with editor:
         show_editor(s)
     warning = views.review_warning(player)
@@ -665,7 +646,7 @@ def show_editor(s: page.PageState) -> None:
     else:
         st.caption(f"{views.cell_name(s.selected).capitalize()}: {what}. Tap a square to pick another.")
     with st.container(horizontal=True, gap="small", key="palette"):
-        for terrain, label in TERRAIN_BUTTONS.items():
+        for terrain, label in views.TERRAIN_BUTTONS.items():
             chosen = terrain is current.terrain
             st.button(
                 label,
@@ -709,7 +690,11 @@ def show_editor(s: page.PageState) -> None:
 
 def show_territories(report: ScoreReport) -> None:
     count = len(report.territories)
-    with st.expander(f"Territories: {count} (tap to see each one)" if count != 1 else "Territories: 1"):
+    box = key("territories_box")
+    title = f"Territories: {count} (tap to see each one)" if count != 1 else "Territories: 1"
+    with st.expander(title, key=box, on_change="rerun"):
+        if not st.session_state.get(box):  # drawn only when open: a correction need not send the table
+            return
         territories = report.territories
         st.selectbox(
             "Highlight a territory on the kingdom",
@@ -779,14 +764,32 @@ def show_frame_editor(s: page.PageState) -> None:
             st.button("Start again", on_click=on_frame_reset)
 
 
+@st.fragment(key="board")
+def show_board(top: Any) -> None:
+    """Everything a correction changes: the scoreboard, the score and messages (in ``top``, above the
+    photo box), the kingdom with its editor and the territories. A tap on the palette or the kingdom
+    reruns this alone; callbacks that change more ask for the whole page."""
+    session = st.session_state
+    whole_run, saved = session.pop("whole_run", False), session.pop("saved", False)
+    if not (whole_run or saved):
+        # A rerun of this fragment alone that saved nothing: take another phone's change, if any.
+        if stored_version(session.code) not in (None, session.get("version")) and reload(session.code):
+            st.rerun()
+    s = session.page
+    with top:
+        show_scoreboard(s)
+        report = page.score_player(s.player, s.game)
+        show_score(s.player, report)
+        show_messages(s)
+    if report is not None:
+        show_kingdom(s, report)
+        show_territories(report)
+
+
 s = state()
 st.html(STYLE)
-show_scoreboard(s)
-report = page.score_player(s.player, s.game)
-show_score(s.player, report)
-show_messages(s)
+top = st.container()
 show_photo_box(s)
-if report is not None:
-    show_kingdom(s, report)
-    show_territories(report)
+st.session_state.whole_run = True
+show_board(top)
 show_frame_editor(s)

@@ -37,6 +37,27 @@ HANDLE_RGB = (255, 235, 0)
 CORNER_NAMES = ("TL", "TR", "BR", "BL")
 
 
+def page_style() -> str:
+    """The page's CSS: tighter than Streamlit's defaults so the score, the kingdom and the palette share a
+    phone's screen, and the palette's terrain buttons in the terrains' colours."""
+    terrains = "".join(
+        f'[class*="st-key-t_{terrain.value}_"] button {{background: rgb{colour}; '
+        f"color: {'#000' if sum(colour) > 380 else '#fff'}; border-color: #0004;}}"
+        for terrain, colour in TERRAIN_RGB.items()
+    )
+    return (
+        "<style>"
+        'header[data-testid="stHeader"] {height: 2.4rem; background: transparent;}'
+        ".block-container {padding-top: 2.6rem; padding-bottom: 2rem;}"
+        '[data-testid="stVerticalBlock"] {gap: 0.6rem;}'
+        '[data-testid="stMetricValue"] {font-size: 2.2rem; line-height: 1.1;}'
+        ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
+        "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
+        '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
+        f"{terrains}</style>"
+    )
+
+
 def encode_jpeg(image_rgb: np.ndarray, quality: int = 85) -> bytes:
     ok, encoded = cv2.imencode(
         ".jpg", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality]
@@ -53,6 +74,22 @@ def decode_jpeg(data: bytes) -> np.ndarray:
     rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
     rgb.setflags(write=False)
     return rgb
+
+
+@lru_cache(maxsize=64)
+def kingdom_jpeg(
+    kingdom: Kingdom,
+    rectified_jpeg: bytes | None = None,
+    review: frozenset[Cell] = frozenset(),
+    corrected: frozenset[Cell] = frozenset(),
+    highlight: Territory | None = None,
+    selected: Cell | None = None,
+    quality: int = 85,
+) -> bytes:
+    """The drawn kingdom as JPEG bytes, cached by what is drawn: a rerun that changes nothing on the
+    kingdom neither draws nor encodes it again, and a board shown before (undo, switching players) is
+    reused."""
+    return encode_jpeg(draw_kingdom(kingdom, rectified_jpeg, review, corrected, highlight, selected), quality)
 
 
 def draw_kingdom(

@@ -61,6 +61,18 @@ def on_pointer(
     return FrameDraft(_moved(draft.corners, index, end_xy), draft.grid_size, index)
 
 
+def on_event(draft: FrameDraft, event: dict, preview_shape: tuple[int, ...], scale: float) -> FrameDraft:
+    """Apply a press/release reported on the displayed preview (``event``: x1, y1, x2, y2 or x, y, and the
+    displayed width); ``scale`` is preview pixels per original pixel."""
+    per_display = preview_shape[1] / max(event["width"], 1) / scale  # original px per screen px
+    start = (
+        event.get("x1", event.get("x", 0)) * per_display,
+        event.get("y1", event.get("y", 0)) * per_display,
+    )
+    end = (event.get("x2", event.get("x", 0)) * per_display, event.get("y2", event.get("y", 0)) * per_display)
+    return on_pointer(draft, start, end, max(preview_shape[:2]) / scale)
+
+
 def _moved(corners: Corners, index: int, point: np.ndarray) -> Corners:
     moved = list(corners)
     moved[index] = (round(float(point[0]), 1), round(float(point[1]), 1))

@@ -6,11 +6,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from kingdomino.board import Cell
+from kingdomino.board import Cell, Terrain
 from kingdomino.ranking import GameRanking, dynasty, rank_game
 from kingdomino.scoring import ScoreReport, Territory, score_kingdom
 from page.state import GameSession, PageState, PlayerKingdom
 from page.store import GameSummary
+
+#: The palette's terrain buttons, in the order they are shown.
+TERRAIN_BUTTONS = {
+    Terrain.WHEAT: "wheat",
+    Terrain.FOREST: "forest",
+    Terrain.LAKE: "lake",
+    Terrain.GRASSLAND: "grass",
+    Terrain.SWAMP: "swamp",
+    Terrain.MINE: "mine",
+    Terrain.CASTLE: "castle",
+    Terrain.EMPTY: "empty",
+}
 
 
 def plural(count: int, word: str) -> str:

@@ -35,6 +35,12 @@ def kingdom(at: AppTest) -> Kingdom:
     return at.session_state["page"].player.kingdom
 
 
+def open_menu(at: AppTest, name: str) -> None:
+    """Open a popover of the scoreboard ("ranking_menu", "game_menu"): drawn only while open."""
+    at.session_state[name] = True
+    at.run()
+
+
 def button(at: AppTest, label: str):
     return next(b for b in at.button if b.label == label)
 
@@ -144,6 +150,7 @@ def test_second_player_by_hand_and_ranking(opened: AppTest):
     correct(at, (0, 0), Square(Terrain.LAKE, 1))
     assert score(at) == 1
     assert any("Winner: Player 1" in m.value for m in at.markdown)
+    open_menu(at, "ranking_menu")
     ranking = at.table[0].value.to_dict("records")
     assert [r["player"] for r in ranking] == ["Player 1", "Bea"]
     assert [r["score"] for r in ranking] == [first_score, 1]
@@ -154,6 +161,7 @@ def test_second_player_by_hand_and_ranking(opened: AppTest):
 def test_game_settings_are_game_wide(opened: AppTest):
     at = opened
     board = kingdom(at)
+    open_menu(at, "game_menu")
     at.toggle(key=key(at, "middle")).set_value(True).run()
     assert score(at) == score_kingdom(board, middle_kingdom=True).total
     assert at.session_state["page"].game.middle_kingdom
@@ -188,6 +196,7 @@ def test_game_file_round_trip_through_the_page(opened: AppTest):
     at = opened
     saved = gamefile.export_game(at.session_state["page"])
     players = [p.name for p in at.session_state["page"].game.players]
+    open_menu(at, "game_menu")
     at.file_uploader(key="import_file").upload("game.json", saved.encode(), "application/json").run()
     assert not at.exception and not at.error
     assert [p.name for p in at.session_state["page"].game.players] == players

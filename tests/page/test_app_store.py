@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from kingdomino.board import Square, Terrain
 from kingdomino.scoring import score_kingdom
 from page.store import DB_ENV, GameStore
-from tests.page.test_app import APP, SAMPLE, button, correct, key, kingdom, score, upload
+from tests.page.test_app import APP, SAMPLE, button, correct, key, kingdom, open_menu, score, upload
 
 pytestmark = pytest.mark.model
 
@@ -43,6 +43,7 @@ def test_reload_and_a_restarted_store_keep_the_game_and_the_history_names_the_wi
         assert [p.kingdom for p in stored.players] == expected and stored.players[0].board.images
         line = next(h for h in restarted.history() if h.code == code)
         assert line.winners == ("Player 1",) and line.kingdoms == 2
+    open_menu(again, "game_menu")  # the past games are listed in the game settings
     assert any(f"?game={code}" in m.value and "won by **Player 1**" in m.value for m in again.markdown)
     assert score(again) == score_kingdom(expected[0]).total  # a new page shows the first player
 
@@ -90,6 +91,7 @@ def test_a_missing_database_is_made_and_said_where(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv(DB_ENV, f"sqlite:///{path}")
     at = opened_on()
     assert not [w for w in at.warning if "Game database" in w.value]
+    open_menu(at, "game_menu")
     assert any(str(path) in c.value and "there was no game database" in c.value for c in at.caption)
     upload(at, "ours.jpg", SAMPLE.read_bytes())
     assert path.exists()

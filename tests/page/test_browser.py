@@ -14,12 +14,8 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,22 +25,13 @@ import pytest
 
 from kingdomino.board import Kingdom
 from kingdomino.scoring import score_kingdom
+from tests.support.page_server import CHROMIUM, ROOT, chromium, page_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 SAMPLE = ROOT / "data/samples/sample_table.jpg"
 NEIGHBOUR = "37.jpg"  # the real board pasted beside the sample's kingdom in the wrong-frame photo
 DOCS = ROOT / "docs"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 METRIC = '[data-testid="stMetricValue"]'
 UPLOAD = '[data-testid="stFileUploaderDropzoneInput"]'
 VIEWPORTS = {
@@ -63,52 +50,16 @@ if not CHROMIUM.exists():
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    options = {"server.headless": "true", "server.port": str(port), "server.address": "127.0.0.1"}
-    options |= {"server.fileWatcherType": "none", "browser.gatherUsageStats": "false"}
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
-    command += [part for name, value in options.items() for part in (f"--{name}", value)]
-    log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {log_path.read_text()[-2000:]}") from None
-                time.sleep(0.3)
+    with page_server(tmp_path_factory.mktemp("streamlit")) as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
+    with chromium(sync_api) as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +140,10 @@ def upload(page, photo: Path) -> float:
 
 
 def shown_image(page, view: str = "kingdom_view"):
-    """The image of an image-coordinates component (re-found on every use: reruns may replace it)."""
+    """The kingdom's image (drawn in the page) or the frame editor's (an image-coordinates component in
+    an iframe); re-found on every use: reruns may replace it."""
+    if view == "kingdom_view":
+        return page.locator(f".st-key-{view} img#image").first
     return page.frame_locator(f".st-key-{view} iframe").locator("#image")
 
 
@@ -218,8 +172,10 @@ def wait_redrawn(page, before: str, view: str = "kingdom_view", timeout_s: float
         time.sleep(0.01)
 
 
-def timed_change(page, act, before: int) -> tuple[int, float]:
-    """Do `act` and wait until the score differs from `before` and the kingdom is redrawn."""
+def timed_change(page, act, before: int, chosen: str) -> tuple[int, float]:
+    """Do `act` and wait until the score differs from `before`, the kingdom is redrawn and the palette
+    shows the button `chosen` (a key prefix such as "c_2_") as the square's: the whole answer to a tap,
+    drawn last by the page, so the next tap starts on a page that has settled."""
     drawn = image_signature(page)
     start = time.perf_counter()
     act()
@@ -230,6 +186,7 @@ def timed_change(page, act, before: int) -> tuple[int, float]:
         polling="raf",
     )
     wait_redrawn(page, drawn)
+    page.locator(f'[class*="st-key-{chosen}"] [data-testid="stBaseButton-primary"]').wait_for(timeout=20_000)
     return metric(page), time.perf_counter() - start
 
 
@@ -273,13 +230,13 @@ def test_score_in_view_after_upload_and_correction_and_reload_keeps_the_game(
     target = "swamp" if "mine," in page.get_by_text(f"Row {grid} col {grid}:").inner_text() else "mine"
     button = page.locator(f'[class*="st-key-t_{target}_"] button')
     assert in_view(page, button), "the palette must show without scrolling"
-    score, waited = timed_change(page, button.click, metric(page))
+    score, waited = timed_change(page, button.click, metric(page), f"t_{target}_")
     assert in_view(page, page.locator(METRIC).first), "the corrected score must show without scrolling"
     waits = [waited]
     for crowns in (2, 1, 2, 1):  # mine and swamp both carry up to 2 crowns
         crown_button = page.locator(f'[class*="st-key-c_{crowns}_"] button')
         assert in_view(page, crown_button)
-        score, waited = timed_change(page, crown_button.click, score)
+        score, waited = timed_change(page, crown_button.click, score, f"c_{crowns}_")
         waits.append(waited)
     assert in_view(page, page.locator(METRIC).first)
     save_screenshot(page, tmp_path, f"page-{device}.png")

@@ -4,11 +4,6 @@ sharing a game with no lost update."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,60 +14,26 @@ from kingdomino.board import Square, Terrain
 from kingdomino.scoring import score_kingdom
 from page.store import DB_ENV, GameStore
 from tests.page.postgres_server import unavailable_reason
-from tests.page.test_browser import METRIC, ROOT, SAMPLE, free_port, metric, open_page, upload
+from tests.page.test_browser import METRIC, SAMPLE, metric, open_page, sync_api, upload
+from tests.support.page_server import chromium, page_server, server_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 PG_SKIP = unavailable_reason()
 
 
 @contextmanager
-def page_server(database: str, log_folder: Path) -> Iterator[str]:
-    """`streamlit run app.py` on a free port with the game database at ``database``; yields its URL."""
-    port = free_port()
-    options = {"server.headless": "true", "server.port": str(port), "server.address": "127.0.0.1"}
-    options |= {"server.fileWatcherType": "none", "browser.gatherUsageStats": "false"}
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
-    command += [part for name, value in options.items() for part in (f"--{name}", value)]
-    log_path = log_folder / f"server-{port}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, DB_ENV: database}
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(
-                            f"streamlit did not start: {log_path.read_text()[-2000:]}"
-                        ) from None
-                    time.sleep(0.2)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-    assert "Traceback" not in log_path.read_text(errors="replace"), log_path.read_text()[-3000:]
+def game_server(database: str, log_folder: Path) -> Iterator[str]:
+    """A page server with its game database at ``database``; its log must show no traceback."""
+    with page_server(log_folder, {DB_ENV: database}) as url:
+        yield url
+    log = server_log(log_folder, url)
+    assert "Traceback" not in log, log[-3000:]
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from tests.page.test_browser import CHROMIUM, CHROMIUM_ARGS, sync_api
-
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
+    with chromium(sync_api) as launched:
+        yield launched
 
 
 def code_of(page) -> str:
@@ -118,7 +79,7 @@ def set_terrain(page) -> str:
 def test_every_game_is_intact_after_the_page_server_restarts(browser, tmp_path: Path):
     database = f"sqlite:///{tmp_path}/games.sqlite3"
     games: dict[str, tuple[str, int]] = {}
-    with page_server(database, tmp_path) as server:
+    with game_server(database, tmp_path) as server:
         for _ in range(2):
             page = open_page(browser, server, "desktop")
             upload(page, SAMPLE)
@@ -126,7 +87,7 @@ def test_every_game_is_intact_after_the_page_server_restarts(browser, tmp_path: 
             terrain = set_terrain(page)
             games[code_of(page)] = (terrain, metric(page))
             page.close()
-    with page_server(database, tmp_path) as restarted:
+    with game_server(database, tmp_path) as restarted:
         for code, (terrain, score) in games.items():
             page = open_game(browser, restarted, code)
             wait_first_square(page, f"{terrain},")
@@ -139,7 +100,7 @@ def test_every_game_is_intact_after_the_page_server_restarts(browser, tmp_path: 
 @pytest.mark.postgres
 @pytest.mark.skipif(bool(PG_SKIP), reason=PG_SKIP)
 def test_two_page_servers_on_one_postgresql_share_a_game_with_no_lost_update(browser, pg_url, tmp_path: Path):
-    with page_server(pg_url, tmp_path) as server_a, page_server(pg_url, tmp_path) as server_b:
+    with game_server(pg_url, tmp_path) as server_a, game_server(pg_url, tmp_path) as server_b:
         phone_a = open_page(browser, server_a, "desktop")
         upload(phone_a, SAMPLE)
         phone_a.locator(METRIC).first.wait_for()
