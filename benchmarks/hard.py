@@ -170,9 +170,15 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def _load_scanner(model: str):
+def _load_scanner(model: str, model_file: Path | None = None):
     from scanner.recognizer import KingdomScanner
 
+    if model_file is not None:
+        from model.classifier import SquareClassifier
+
+        if not model_file.is_file():
+            return None, f"no model file at {model_file}"
+        return KingdomScanner(classifier=SquareClassifier.load(model_file)), f"model file {model_file.name}"
     if model == "shipped":
         return (
             KingdomScanner(),
@@ -215,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, help="first N seeds of the split (default: all of it)")
     parser.add_argument("--grid-size", type=int, choices=(5, 7), default=5, help="7 = Mighty Duel kingdoms")
     parser.add_argument("--model", choices=("bench", "shipped"), default="bench")
+    parser.add_argument(
+        "--model-file", type=Path, help="read with this model file instead (e.g. an older bench model)"
+    )
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, help="only these condition classes")
     parser.add_argument("--out", type=Path, help="per-photo results (.json, and .csv beside it)")
     parser.add_argument("--verbose", action="store_true", help="one line per photo on stderr")
@@ -232,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         cv2.setNumThreads(1)
         if hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    scanner, model_text = _load_scanner(args.model)
+    scanner, model_text = _load_scanner(args.model, args.model_file)
     if scanner is None:
         print(f"hard bench: {model_text}", file=sys.stderr)
         return 2

@@ -124,3 +124,10 @@ def test_the_splits_are_disjoint_and_every_class_has_its_share() -> None:
         condition_for_seed(s) for s in held
     }
     assert all(condition_for_seed(s) == "mat" for s in split_seeds("dev", 5, ["mat"]))
+
+
+def test_a_missing_model_file_is_one_line_and_exit_code_2(tmp_path, capsys) -> None:
+    from benchmarks.hard import main
+
+    assert main(["--model-file", str(tmp_path / "none.joblib"), "--count", "1"]) == 2
+    assert "no model file" in capsys.readouterr().err
