@@ -4,15 +4,16 @@ The shipped model learnt every labelled board, so a bench built from those board
 seen. The hard bench (``benchmarks.hard``) is built only from the boards of the kingdoms in
 ``HELD_OUT_KINGDOMS`` and read by a classifier trained exactly as ``model.train`` trains the shipped one
 (same features, augmentation plan, estimator and temperature) on every row except those of these
-kingdoms (their photos, and every augmented copy of them).
+kingdoms (their photos, every augmented copy of them, and any square cut from a whole-table scene of
+them: the scene squares of ``data/real/scene_squares`` are grouped with their kingdom too).
 
 The held-out kingdoms follow one fixed rule, so nobody picks easy or hard ones: the kingdom ids of
 ``data/real/labels.json`` in id order, every fourth one from the third (``held_out_by_rule``; a test
 checks the constant against the rule).
 
 The model is cached outside the package, under ``~/.cache/kingdomino-scanner/`` (or
-``$KINGDOMINO_CACHE``), named by a digest of the held-out list, the training data's labels and plan, the
-estimator and scikit-learn's version, so a change to any of them trains a new one.
+``$KINGDOMINO_CACHE``), named by a digest of the held-out list, the training data's labels, scene squares
+and plan, the estimator and scikit-learn's version, so a change to any of them trains a new one.
 
 ``python -m benchmarks.bench_model`` trains it (once; a few minutes on two cores) and prints its path.
 """
@@ -73,6 +74,7 @@ def train_bench_model(
 ) -> Path:
     """Train the classifier on every row but the held-out kingdoms' and write it to ``bench_model_path``."""
     from model.features import FeatureConfig
+    from model.training.dataset import SCENE_SOURCE
     from model.training.estimators import DEFAULT_ESTIMATOR
     from model.training.feature_table import AugmentPlan, build_table
     from model.training.train import fitted_classifier
@@ -91,6 +93,7 @@ def train_bench_model(
         "held_out_kingdoms": list(HELD_OUT_KINGDOMS),
         "training_rows": int((~held).sum()),
         "held_out_rows": int(held.sum()),
+        "scene_rows": int((~held & (table.sources == SCENE_SOURCE)).sum()),
         "fit_seconds": round(time.perf_counter() - started, 1),
     }
     path = bench_model_path(data_dir, name)

@@ -61,8 +61,11 @@ def split_seeds(split: str, count: int | None, conditions: list[str] | None = No
     return seeds if count is None else seeds[:count]
 
 
-def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | None = None) -> dict:
-    """Generate one hard photo, scan it, and compare with the truth."""
+def measure_photo(
+    scanner, seed: int, grid_size: int, size: tuple[int, int] | None = None, truth_frame: bool = False
+) -> dict:
+    """Generate one hard photo, scan it, and compare with the truth. ``truth_frame``: read the squares in
+    the true frame (as if placed by hand), to measure the reading without the locator."""
     scene = generate_hard_scene(seed, grid_size=grid_size, size=size)
     truth_kingdom, truth_corners = scene.upright()
     data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
@@ -74,7 +77,8 @@ def measure_photo(scanner, seed: int, grid_size: int, size: tuple[int, int] | No
     row["jpeg_decode_seconds"] = round(time.perf_counter() - started, 4)
     started, cpu = time.perf_counter(), time.process_time()
     try:
-        result = scanner.scan(data, name=f"hard-{seed}")
+        frame = {"grid": grid_size, "corners": truth_corners} if truth_frame else {}
+        result = scanner.scan(data, name=f"hard-{seed}", **frame)
     except ScanError as error:
         row.update(outcome="refused", reason=str(error))
         result = None
@@ -166,9 +170,15 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def _load_scanner(model: str):
+def _load_scanner(model: str, model_file: Path | None = None):
     from scanner.recognizer import KingdomScanner
 
+    if model_file is not None:
+        from model.classifier import SquareClassifier
+
+        if not model_file.is_file():
+            return None, f"no model file at {model_file}"
+        return KingdomScanner(classifier=SquareClassifier.load(model_file)), f"model file {model_file.name}"
     if model == "shipped":
         return (
             KingdomScanner(),
@@ -211,9 +221,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, help="first N seeds of the split (default: all of it)")
     parser.add_argument("--grid-size", type=int, choices=(5, 7), default=5, help="7 = Mighty Duel kingdoms")
     parser.add_argument("--model", choices=("bench", "shipped"), default="bench")
+    parser.add_argument(
+        "--model-file", type=Path, help="read with this model file instead (e.g. an older bench model)"
+    )
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, help="only these condition classes")
     parser.add_argument("--out", type=Path, help="per-photo results (.json, and .csv beside it)")
     parser.add_argument("--verbose", action="store_true", help="one line per photo on stderr")
+    parser.add_argument(
+        "--truth-frame", action="store_true", help="read each photo in its true frame (the reading alone)"
+    )
     parser.add_argument(
         "--one-core", action="store_true", help="pin the process to one core and OpenCV to one thread"
     )
@@ -225,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         cv2.setNumThreads(1)
         if hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    scanner, model_text = _load_scanner(args.model)
+    scanner, model_text = _load_scanner(args.model, args.model_file)
     if scanner is None:
         print(f"hard bench: {model_text}", file=sys.stderr)
         return 2
@@ -233,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     started = time.perf_counter()
     for seed in seeds:
-        row = measure_photo(scanner, seed, args.grid_size)
+        row = measure_photo(scanner, seed, args.grid_size, truth_frame=args.truth_frame)
         rows.append(row)
         if args.verbose:
             detail = row.get("reason") or f"{row['misread']} misread ({row['misreads']})"
@@ -252,8 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         "classes": {name: s for name, s in classes.items() if s["photos"]},
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
-    out = (
-        args.out or OUT_DIR / f"{args.split}-{args.grid_size}x{args.grid_size}-{args.model}-{len(seeds)}.json"
+    frame = "-truth-frame" if args.truth_frame else ""
+    out = args.out or OUT_DIR / (
+        f"{args.split}-{args.grid_size}x{args.grid_size}-{args.model}{frame}-{len(seeds)}.json"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({**report, "photos": rows}, indent=1, default=str) + "\n")

@@ -61,6 +61,7 @@ from model.training.crossval import CODEBOOK_WORDS, held_out_source
 from model.training.dataset import (
     BOARD_SOURCE,
     DEFAULT_DATA_DIR,
+    SCENE_SOURCE,
     TILE_SOURCE,
     LabelCorrectionError,
     board_squares,
@@ -79,6 +80,22 @@ OOF_PATH = REPO / "out" / "oof_board_probs.npz"
 #: The two real photo sets; each is also read by a model fitted without it (``held_out_section``).
 SOURCES = (BOARD_SOURCE, TILE_SOURCE)
 SOURCE_NAMES = {BOARD_SOURCE: "boards", TILE_SOURCE: "tiles"}
+
+
+def scene_lines(table) -> list[str]:
+    """The card's line on the squares cut from whole-table scenes, if the table has any."""
+    scene = table.sources == SCENE_SOURCE
+    if not scene.any():
+        return []
+    kingdoms = len(set(table.groups[scene]))
+    return [
+        f"- Whole-table scenes: {int(scene.sum())} squares cut by the scanner's path (frame, rectify, cut) "
+        f"from generated table photos of {kingdoms} of the board kingdoms (`data/real/scene_squares`, "
+        "`python -m benchmarks.scene_squares`): the cardboard castle in the four player colours, king "
+        "meeples, mats and strong cloths through empty squares, warm/cold/dim light, blur, 40–400 px per "
+        "square. Grouped with their kingdom, so a fold never trains on scenes of the kingdoms it reads; "
+        "training rows only, never scored."
+    ]
 
 
 def shipped_labels(table: FeatureTable, corrections: dict[str, tuple[int, int]]) -> np.ndarray:
@@ -424,6 +441,7 @@ def evaluate(
         "blur, noise, JPEG, 40–300 px rescaling, random quarter turns, hue-shifted castles, and synthetic "
         "table squares (wood, cloth, plain, noisy, two-tone; random colours) as extra *empty* examples. "
         f"Training rows: {len(table.labels)} (+ 4 quarter turns of each real square).",
+        *scene_lines(table),
         "",
         "## Features and estimator",
         f"- {feature_size(config)} features per crop, resized to 64×64: HSV hue×saturation, Lab a×b "

@@ -39,16 +39,18 @@ def learned_stages_tag(codebook_words: int = CODEBOOK_WORDS) -> str:
 
 
 def assign_folds(table: FeatureTable, n_folds: int = 5) -> np.ndarray:
-    """Fold number of every row (-1 = always training: synthetic tables)."""
+    """Fold number of every row (-1 = always training: synthetic tables). Rows of a source without
+    originals (squares cut from whole-table scenes) follow the fold of their group (their kingdom)."""
     folds = np.full(len(table.labels), -1)
-    for source in np.unique(table.sources):
+    kept = table.sources != SYNTHETIC_SOURCE
+    for source in np.unique(table.sources[table.original]):
         if source == SYNTHETIC_SOURCE:
             continue
         rows = np.flatnonzero(table.original & (table.sources == source))
         splitter = GroupKFold(n_splits=n_folds, shuffle=True, random_state=0)
         for fold, (_, test) in enumerate(splitter.split(rows, groups=table.groups[rows])):
             test_groups = set(table.groups[rows[test]])
-            folds[np.isin(table.groups, list(test_groups)) & (table.sources == source)] = fold
+            folds[np.isin(table.groups, list(test_groups)) & kept] = fold
     return folds
 
 
@@ -178,7 +180,7 @@ def held_out_source(
     never saw at all, which grouped folds (both sets on both sides) cannot.
     """
     test = table.original & (table.sources == source)
-    train = table.sources != source
+    train = (table.sources != source) & ~np.isin(table.groups, np.unique(table.groups[test]))
     return np.flatnonzero(test), _fit_and_read(
         table, train, test, config, make_estimator, codebook_words, crops
     )

@@ -6,6 +6,7 @@ of a cross-validation split, so the figures measure unseen kingdoms and photos, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,12 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "real"
 
 BOARD_SOURCE = "board"
 TILE_SOURCE = "tile"
+SCENE_SOURCE = "scene"
+#: Squares cut from generated whole-table scenes of training kingdoms (benchmarks.scene_squares writes
+#: them), in this folder of the data directory, described by its SCENE_LABELS.
+SCENE_FOLDER = "scene_squares"
+SCENE_DIR = DEFAULT_DATA_DIR / SCENE_FOLDER
+SCENE_LABELS = "labels.json"
 #: Tile labels the photos contradict, next to labels.json (see its "description").
 CORRECTIONS_FILE = "label_corrections.json"
 
@@ -153,3 +160,37 @@ def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:
         tiles.sources.append(TILE_SOURCE)
         tiles.names.append(entry["image"])
     return tiles
+
+
+def scene_digest(data_dir: Path = DEFAULT_DATA_DIR) -> str:
+    """Digest of the scene squares' labels file ('' when there are none): the scenes' JPEGs are named in
+    it and regenerated with it, so it names the material."""
+    path = data_dir / SCENE_FOLDER / SCENE_LABELS
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else ""
+
+
+def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, list[int]]:
+    """The squares cut from generated whole-table scenes (none when the folder is missing), grouped with
+    their kingdom, and the index of each square's scene (its photo)."""
+    squares, photos = SquareSet(), []
+    folder = data_dir / SCENE_FOLDER
+    if not (folder / SCENE_LABELS).is_file():
+        return squares, photos
+    scenes = json.loads((folder / SCENE_LABELS).read_text(encoding="utf-8"))["scenes"]
+    for index, name in enumerate(sorted(scenes)):
+        entry = scenes[name]
+        image = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        grid = entry["grid"]
+        n = len(grid)
+        if image is None or image.shape[0] != image.shape[1] or image.shape[0] % n:
+            continue
+        side = image.shape[0] // n
+        for r, row in enumerate(grid):
+            for c, cell in enumerate(row):
+                squares.images.append(image[r * side : (r + 1) * side, c * side : (c + 1) * side])
+                squares.labels.append(_label_index(cell["terrain"], cell["crowns"]))
+                squares.groups.append(f"kingdom-{entry['kingdom_id']}")
+                squares.sources.append(SCENE_SOURCE)
+                squares.names.append(f"{name}#{r},{c}")
+                photos.append(index)
+    return squares, photos

@@ -23,6 +23,7 @@ from model.codebook import thumbnails
 from model.crowns import cell_maps
 from model.features import (
     BLOCKS,
+    SIDE,
     CropViews,
     FeatureConfig,
     block_sizes,
@@ -41,7 +42,9 @@ from model.training.dataset import (
     SquareSet,
     load_board_squares,
     load_boards,
+    load_scene_squares,
     load_tiles,
+    scene_digest,
 )
 
 SYNTHETIC_SOURCE = "synthetic"
@@ -66,6 +69,8 @@ class AugmentPlan:
     tile_shift: float = 0.12
     tile_degrees: float = 12.0
     board_shift: float = 0.10
+    #: train on the squares cut from whole-table scenes of training kingdoms too (dataset.SCENE_FOLDER)
+    scenes: bool = True
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -109,7 +114,12 @@ def _rows_key(plan: AugmentPlan, data_dir: Path, corrected: bool = True) -> str:
     if corrected and corrections.is_file():
         label_bytes += corrections.read_bytes()
     labels_digest = hashlib.sha256(label_bytes).hexdigest()[:12]
-    text = json.dumps([TABLE_VERSION, plan.to_dict(), labels_digest], sort_keys=True)
+    parts = [TABLE_VERSION, plan.to_dict(), labels_digest]
+    if plan.scenes:  # a plan without scenes keeps the key it had before they existed
+        parts.append(scene_digest(data_dir))
+    else:
+        parts[1] = {key: value for key, value in plan.to_dict().items() if key != "scenes"}
+    text = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -264,6 +274,32 @@ def _synthetic_empties(
     return out, np.asarray(out_whites, np.float32).reshape(-1, 3)
 
 
+def _scene_rows(
+    plan: AugmentPlan, data_dir: Path, first_sample: int
+) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+    """The squares cut from whole-table scenes as extra rows, like augmented copies without an original:
+    grouped with their kingdom (so a fold holds them with its boards), each scene one photo for the white
+    level, every square turned by a random quarter (a generator of its own: the other rows stay as they
+    were)."""
+    squares, photos = load_scene_squares(data_dir) if plan.scenes else (SquareSet(), [])
+    photos = np.asarray(photos, dtype=np.int64)
+    crops = normalise_crops(squares.images) if len(squares) else np.zeros((0, SIDE, SIDE, 3), np.uint8)
+    white_points = np.zeros((len(crops), 3), np.float32)
+    for photo in np.unique(photos):
+        white_points[photos == photo] = photo_white_point(crops[photos == photo])
+    turns = np.random.default_rng(plan.seed + 2).integers(0, 4, len(crops))
+    rows = {
+        "labels": np.asarray(squares.labels, dtype=np.int64),
+        "groups": np.asarray(squares.groups, dtype=str),
+        "sources": np.asarray(squares.sources, dtype=str),
+        "original": np.zeros(len(crops), bool),
+        "sample": first_sample - np.arange(len(crops)),
+        "names": np.asarray(squares.names, dtype=str),
+        "white_points": white_points,
+    }
+    return [augment.rotate90(crop, int(turn)) for crop, turn in zip(crops, turns, strict=True)], rows
+
+
 def _crops_and_rows(
     plan: AugmentPlan, data_dir: Path, verbose: bool
 ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
@@ -300,7 +336,12 @@ def _crops_and_rows(
             ]
         ).astype(np.float32),
     }
-    return squares.images + copies + synthetic, rows
+    scene_crops, scene_rows = _scene_rows(plan, data_dir, -1 - len(synthetic))
+    if len(scene_crops):
+        rows = {field: np.concatenate([rows[field], scene_rows[field]]) for field in rows}
+        if verbose:
+            print(f"{len(scene_crops)} squares of whole-table scenes", flush=True)
+    return squares.images + copies + synthetic + scene_crops, rows
 
 
 def build_table(

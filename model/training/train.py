@@ -16,7 +16,12 @@ from model.classifier import DEFAULT_MODEL_PATH, SquareClassifier
 from model.features import FeatureConfig
 from model.training.calibration import calibrate, fitted_temperature
 from model.training.crossval import fit_classifier
-from model.training.dataset import DEFAULT_DATA_DIR, LabelCorrectionError, tile_label_corrections
+from model.training.dataset import (
+    DEFAULT_DATA_DIR,
+    SCENE_SOURCE,
+    LabelCorrectionError,
+    tile_label_corrections,
+)
 from model.training.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
 from model.training.feature_table import AugmentPlan, build_table
 from model.weights import drop_training_state, fold_scalers
@@ -60,6 +65,7 @@ def train(
         "matched_squares": int(classifier.matcher.gallery_.shape[1]) if classifier.matcher else 0,
         "training_rows": int(len(table.labels)),
         "real_squares": int(table.original.sum()),
+        "scene_squares": int((table.sources == SCENE_SOURCE).sum()),
         "feature_seconds": table.build_seconds,
         "fit_seconds": round(time.perf_counter() - features_done, 1),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),

@@ -70,6 +70,18 @@ def test_a_frame_half_a_square_off_is_a_wrong_frame_and_a_refusal_is_a_refusal()
     assert measure_photo(RefusingScanner(), 7, 5, SMALL)["outcome"] == "refused"
 
 
+def test_the_truth_frame_is_handed_to_the_scanner_as_a_frame_placed_by_hand() -> None:
+    class FrameScanner(TruthScanner):
+        def scan(self, data, name=None, grid="auto", corners=None):
+            self.given = (grid, corners)
+            return self.result
+
+    scanner = FrameScanner(7)
+    row = measure_photo(scanner, 7, 5, SMALL, truth_frame=True)
+    assert row["outcome"] == "located" and scanner.given[0] == 5
+    assert np.allclose(scanner.given[1], generate_hard_scene(7, size=SMALL).upright()[1])
+
+
 def test_only_a_note_about_the_frame_counts_as_doubting_it() -> None:
     assert frame_doubted(SimpleNamespace(notes=["the grid may be misplaced: check the corners"]))
     assert not frame_doubted(SimpleNamespace(notes=["many squares were read unsure: check every square"]))
@@ -112,3 +124,10 @@ def test_the_splits_are_disjoint_and_every_class_has_its_share() -> None:
         condition_for_seed(s) for s in held
     }
     assert all(condition_for_seed(s) == "mat" for s in split_seeds("dev", 5, ["mat"]))
+
+
+def test_a_missing_model_file_is_one_line_and_exit_code_2(tmp_path, capsys) -> None:
+    from benchmarks.hard import main
+
+    assert main(["--model-file", str(tmp_path / "none.joblib"), "--count", "1"]) == 2
+    assert "no model file" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from model.evaluation.evaluate import (
     unsure_photos,
     unsure_square_timing,
 )
+from model.training.dataset import SCENE_SOURCE
 from model.training.feature_table import BOARD_SOURCE, SYNTHETIC_SOURCE, TILE_SOURCE, FeatureTable
 
 WHEAT = LABEL_INDEX[Square(Terrain.WHEAT, 0)]
@@ -46,6 +47,56 @@ def small_table() -> FeatureTable:
         sample=np.r_[np.arange(real), np.arange(real), -1, -2],
         names=np.array([f"square-{i}" for i in range(n)]),
     )
+
+
+def with_scene_rows(table: FeatureTable) -> FeatureTable:
+    """The table and squares cut from whole-table scenes of two of its kingdoms (rows without originals)."""
+    groups = np.array(["k1", "k1", "k3"])
+    n = len(groups)
+
+    def extend(values, extra):
+        return np.concatenate([values, np.asarray(extra, dtype=values.dtype)])
+
+    return FeatureTable(
+        features=extend(table.features, np.zeros((n, 3))),
+        thumbs=extend(table.thumbs, np.zeros((n, 2, 2, 3))),
+        crown_maps=extend(table.crown_maps, np.zeros((n, 1))),
+        crown_peaks=extend(table.crown_peaks, np.zeros((n, 3, 1))),
+        labels=extend(table.labels, [WHEAT] * n),
+        groups=np.concatenate([table.groups, groups]),
+        sources=np.concatenate([table.sources, [SCENE_SOURCE] * n]),
+        original=extend(table.original, [False] * n),
+        sample=extend(table.sample, -10 - np.arange(n)),
+        names=np.concatenate([table.names, [f"scene#{i}" for i in range(n)]]),
+    )
+
+
+def test_scene_squares_follow_the_fold_of_their_kingdom():
+    table = with_scene_rows(small_table())
+    folds = crossval.assign_folds(table, 2)
+    for row in np.flatnonzero(table.sources == SCENE_SOURCE):
+        boards = table.original & (table.groups == table.groups[row])
+        assert (folds[boards] == folds[row]).all() and folds[row] >= 0
+
+
+def test_a_set_read_by_a_model_fitted_without_it_is_fitted_without_scenes_of_its_kingdoms(monkeypatch):
+    table = with_scene_rows(small_table())
+    fitted_on: list[np.ndarray] = []
+
+    class Reader:
+        codebook = crown_detector = None
+
+        def predict_proba_features(self, features, crops=None, match=True, white_points=None):
+            return np.full((len(features), len(LABEL_INDEX)), 1 / len(LABEL_INDEX))
+
+    monkeypatch.setattr(
+        crossval, "fit_classifier", lambda table, mask, *a: fitted_on.append(mask) or Reader()
+    )
+    monkeypatch.setattr(crossval, "with_learned", lambda features, *args: features)
+    crossval.held_out_source(table, BOARD_SOURCE, None, None)
+    assert not fitted_on[0][table.sources == SCENE_SOURCE].any()
+    crossval.held_out_source(table, TILE_SOURCE, None, None)
+    assert fitted_on[1][table.sources == SCENE_SOURCE].all()
 
 
 def test_folds_keep_each_kingdom_and_photo_on_one_side():

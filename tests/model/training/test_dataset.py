@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -16,9 +17,13 @@ from model.features import CropViews, FeatureConfig, extract_features, normalise
 from model.training.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
+    SCENE_FOLDER,
+    SCENE_LABELS,
+    SCENE_SOURCE,
     LabelCorrectionError,
     board_squares,
     load_boards,
+    load_scene_squares,
     load_tiles,
     tile_label_corrections,
 )
@@ -172,3 +177,41 @@ def test_the_table_computed_on_all_cores_is_the_table_computed_in_one_pass():
     for name, expected in stage_inputs(crops).items():
         np.testing.assert_array_equal(inputs[name], expected)
     assert stage_seconds > 0 and feature_seconds > 0
+
+
+def _scene_folder(data_dir: Path) -> Path:
+    """One 2×2 scene mosaic of 64 px squares (four flat colours) and its labels."""
+    folder = data_dir / SCENE_FOLDER
+    folder.mkdir(parents=True)
+    colours = [(0, 0, 255), (0, 255, 0), (255, 0, 0), (255, 255, 255)]
+    mosaic = np.zeros((128, 128, 3), np.uint8)
+    for index, colour in enumerate(colours):
+        mosaic[64 * (index // 2) : 64 * (index // 2 + 1), 64 * (index % 2) : 64 * (index % 2 + 1)] = colour
+    cv2.imwrite(str(folder / "scene-1.png"), mosaic)
+    grid = [[{"terrain": "swamp", "crowns": 1}, {"terrain": "mine", "crowns": 2}]] * 2
+    labels = {"scenes": {"scene-1.png": {"kingdom_id": "K01", "grid": grid}}}
+    (folder / SCENE_LABELS).write_text(json.dumps(labels), encoding="utf-8")
+    return folder
+
+
+def test_scene_squares_are_cut_from_their_mosaic_and_grouped_with_their_kingdom(tmp_path: Path):
+    _scene_folder(tmp_path)
+    squares, photos = load_scene_squares(tmp_path)
+    assert len(squares) == 4 and photos == [0, 0, 0, 0]
+    assert squares.labels == [SWAMP1, MINE2, SWAMP1, MINE2]
+    assert set(squares.groups) == {"kingdom-K01"} and set(squares.sources) == {SCENE_SOURCE}
+    assert [tuple(image[32, 32]) for image in squares.images] == [
+        (0, 0, 255),
+        (0, 255, 0),
+        (255, 0, 0),
+        (255,) * 3,
+    ]
+    assert squares.names[1] == "scene-1.png#0,1"
+
+
+def test_the_scene_squares_change_the_cache_key_of_the_rows(tmp_path: Path):
+    data_dir = _data_dir(tmp_path, None)
+    without = _rows_key(DEFAULT_PLAN, data_dir)
+    _scene_folder(data_dir)
+    assert _rows_key(DEFAULT_PLAN, data_dir) != without
+    assert len(load_scene_squares(tmp_path / "nowhere")[0]) == 0

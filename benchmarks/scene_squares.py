@@ -1,0 +1,143 @@
+"""Training material from whole scenes: squares cut from hard table photos of the TRAINING kingdoms.
+
+The classifier learnt from cropped boards and single tiles; in a whole photo it also meets the cardboard
+castle leaning over its neighbours, king meeples, strong cloths through the empty squares, warm, cold and
+dim light and 40-400 px per square. This data step generates hard scenes (``benchmarks.hard_scenes``) of
+the kingdoms the bench model learns from (never ``HELD_OUT_KINGDOMS``), on seeds of their own
+(``SCENE_SEEDS``, apart from the bench's dev and held-out ranges), and cuts their squares as the scanner
+does at run time: the photo decoded to the scanner's working size, the frame from the scene's truth
+corners moved by a locator-sized error, brightened when dark, rectified and cut (``scanner.rectify``),
+then normalised to the classifier's input size.
+
+It writes ``data/real/scene_squares/``: one JPEG per scene with its N×N squares side by side at the
+classifier's input size (``model.features.SIDE``, a multiple of the JPEG block, so no square bleeds into
+its neighbour) and ``labels.json`` (the truth of every square, the scene's kingdom, class and seed).
+``model.training`` reads them as augmented rows grouped with their kingdom; the folder is committed, so
+the project trains from a fresh clone without generating anything.
+
+``python -m benchmarks.scene_squares [--count N]`` regenerates it (same seeds, same squares).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from benchmarks.bench_model import DATA_DIR, HELD_OUT_KINGDOMS
+from benchmarks.hard import SPLITS
+from benchmarks.hard_scenes import generate_hard_scene
+from benchmarks.scenes import board_names
+from model.features import SIDE, normalise_crops
+from model.training.dataset import SCENE_DIR, SCENE_LABELS
+from scanner.geometry import frame_homography
+from scanner.imageio import load_photo
+from scanner.recognizer import DECODE_MAX_SIDE, brightened
+from scanner.rectify import cut_squares, rectify
+
+#: Seeds of the training scenes: a range of their own, apart from every split of the hard bench.
+SCENE_SEEDS = range(300_000, 301_000)
+#: How far the frame is moved off the truth, in squares per corner: the locator's frames on the hard
+#: bench's located photos are off by up to a quarter square, most by much less.
+CORNER_JITTER = 0.08
+JPEG_QUALITY = 92
+
+
+def training_boards(data_dir: Path = DATA_DIR) -> list[str]:
+    """The boards of every kingdom the bench model learns from (all but ``HELD_OUT_KINGDOMS``)."""
+    labels = json.loads((data_dir / "labels.json").read_text(encoding="utf-8"))["boards"]
+    kingdoms = {board["kingdom_id"] for board in labels.values()} - set(HELD_OUT_KINGDOMS)
+    return board_names(kingdoms)
+
+
+def scanner_squares(scene, rng: np.random.Generator) -> tuple[np.ndarray, list]:
+    """(N*N, SIDE, SIDE, 3) crops of the scene's squares cut as the scanner cuts them, and the upright
+    truth of each square (row-major)."""
+    kingdom, corners = scene.upright()
+    n = kingdom.grid_size
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    photo = load_photo(data, max_side=DECODE_MAX_SIDE)
+    on_image = corners / photo.to_original(np.ones((1, 2)))[0]
+    side = float(np.linalg.norm(on_image - np.roll(on_image, -1, axis=0), axis=1).mean()) / n
+    on_image = on_image + rng.uniform(-CORNER_JITTER, CORNER_JITTER, on_image.shape) * side
+    homography = frame_homography(on_image, n)
+    seen = brightened(photo.image, homography, n)
+    crops = normalise_crops(cut_squares(rectify(seen, homography, n), n))
+    return crops, [square for _, square in kingdom.cells()]
+
+
+def mosaic(crops: np.ndarray, n: int) -> np.ndarray:
+    """The N*N crops as one N×N image, row by row."""
+    return crops.reshape(n, n, SIDE, SIDE, 3).transpose(0, 2, 1, 3, 4).reshape(n * SIDE, n * SIDE, 3)
+
+
+def _write_labels(out: Path, scenes: dict) -> None:
+    description = (
+        "Squares cut by the scanner's path from generated hard scenes of the training kingdoms "
+        "(python -m benchmarks.scene_squares); each JPEG holds one scene's N×N squares at "
+        f"{SIDE} px, row by row."
+    )
+    (out / SCENE_LABELS).write_text(
+        json.dumps({"description": description, "side": SIDE, "scenes": scenes}, indent=1) + "\n",
+        encoding="utf-8",
+    )
+
+
+def write_scene_squares(out: Path = SCENE_DIR, count: int = 144, verbose: bool = True) -> Path:
+    """Generate ``count`` scenes of the training kingdoms and write their squares to ``out``."""
+    seeds = list(SCENE_SEEDS)[:count]
+    if set().union(*SPLITS.values()) & set(seeds):
+        raise ValueError("the training scenes' seeds overlap the hard bench's")
+    boards = training_boards()
+    labels_file = json.loads((DATA_DIR / "labels.json").read_text(encoding="utf-8"))["boards"]
+    out.mkdir(parents=True, exist_ok=True)
+    done = out / SCENE_LABELS
+    scenes = json.loads(done.read_text(encoding="utf-8"))["scenes"] if done.is_file() else {}
+    for seed in seeds:
+        if f"scene-{seed}.jpg" in scenes:  # each scene depends on its seed alone: a stopped run goes on
+            continue
+        scene = generate_hard_scene(seed, boards=boards)
+        kingdom_id = labels_file[scene.board]["kingdom_id"]
+        if kingdom_id in HELD_OUT_KINGDOMS:
+            raise ValueError(f"scene {seed} shows held-out kingdom {kingdom_id}")
+        crops, truth = scanner_squares(scene, np.random.default_rng(seed))
+        n = int(round(len(truth) ** 0.5))
+        name = f"scene-{seed}.jpg"
+        cv2.imwrite(str(out / name), mosaic(crops, n), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        scenes[name] = {
+            "seed": seed,
+            "board": scene.board,
+            "kingdom_id": kingdom_id,
+            "condition": scene.params["condition"],
+            "castle_model": scene.params["castle_model"],
+            "tilt": scene.params["tilt"],
+            "px_per_square": scene.params["px_per_square"],
+            "light": scene.params["light"],
+            "table": scene.params["table"],
+            "grid": [[truth[r * n + c].to_dict() for c in range(n)] for r in range(n)],
+        }
+        _write_labels(out, scenes)  # after every scene: a run stopped early leaves usable material
+        if verbose:
+            print(f"{name}: {scene.board} ({kingdom_id}), {scene.params['condition']}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.scene_squares", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--count", type=int, default=144, help="scenes to generate (first seeds)")
+    parser.add_argument("--out", type=Path, default=SCENE_DIR)
+    args = parser.parse_args(argv)
+    if not 1 <= args.count <= len(SCENE_SEEDS):
+        print(f"scene squares: --count must be 1 to {len(SCENE_SEEDS)}")
+        return 2
+    print(f"wrote {write_scene_squares(args.out, args.count)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""Scene squares for training: training kingdoms only, seeds apart from the bench, the scanner's cut."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks.bench_model import DATA_DIR, HELD_OUT_KINGDOMS
+from benchmarks.hard import SPLITS
+from benchmarks.hard_scenes import generate_hard_scene
+from benchmarks.scene_squares import SCENE_SEEDS, mosaic, scanner_squares, training_boards
+from model.features import SIDE
+from model.training.dataset import SCENE_DIR, SCENE_LABELS, load_scene_squares
+
+
+def test_training_scenes_never_show_a_held_out_kingdom_nor_use_a_bench_seed():
+    boards = json.loads((DATA_DIR / "labels.json").read_text(encoding="utf-8"))["boards"]
+    names = training_boards()
+    assert names and not any(boards[name]["kingdom_id"] in HELD_OUT_KINGDOMS for name in names)
+    assert not set(SCENE_SEEDS) & set().union(*SPLITS.values())
+
+
+@pytest.mark.skipif(not (SCENE_DIR / SCENE_LABELS).is_file(), reason="no scene squares in this data")
+def test_the_shipped_scene_squares_are_of_training_kingdoms_and_seeds_only():
+    scenes = json.loads((SCENE_DIR / SCENE_LABELS).read_text(encoding="utf-8"))["scenes"]
+    assert scenes and all(entry["kingdom_id"] not in HELD_OUT_KINGDOMS for entry in scenes.values())
+    assert {entry["seed"] for entry in scenes.values()} <= set(SCENE_SEEDS)
+    squares, _ = load_scene_squares(SCENE_DIR.parent)
+    assert len(squares) == sum(len(entry["grid"]) ** 2 for entry in scenes.values())
+
+
+def test_a_scene_is_cut_as_the_scanner_cuts_it_and_its_mosaic_keeps_the_squares_apart():
+    scene = generate_hard_scene(SCENE_SEEDS[0], boards=training_boards(), size=(1200, 900), jpeg=False)
+    crops, truth = scanner_squares(scene, np.random.default_rng(0))
+    n = scene.kingdom.grid_size
+    assert crops.shape == (n * n, SIDE, SIDE, 3) and len(truth) == n * n
+    assert truth == [square for _, square in scene.upright()[0].cells()]
+    whole = mosaic(crops, n)
+    assert whole.shape == (n * SIDE, n * SIDE, 3)
+    assert (whole[SIDE : 2 * SIDE, 2 * SIDE : 3 * SIDE] == crops[n + 2]).all()
