@@ -12,6 +12,7 @@ import numpy as np
 
 from scanner.geometry import frame_corners, moved_frame
 from scanner.locate.judge import beyond_image, judge_content
+from scanner.locate.placement import place
 from scanner.locate.refine import refine, seam_support, side_hits
 from scanner.locate.settings import LocatorSettings
 
@@ -54,5 +55,9 @@ def grow_to_seven(
     if seam_support(gray, grown, 7) < settings.min_seam_support:
         return None
     if not judge_content(work, grown, 7, grayscale, settings, table=table).accepted:
+        return None
+    # seams around a 5×5 on a printed mat or cloth: the ring must hold tiles, not the table
+    placement = None if grayscale else place(work, grown, 7, (5, 7), settings)
+    if placement is not None and placement.size != 7:
         return None
     return grown
