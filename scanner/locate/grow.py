@@ -8,6 +8,8 @@ the judge.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from scanner.geometry import frame_corners, moved_frame
@@ -56,8 +58,8 @@ def grow_to_seven(
         return None
     if not judge_content(work, grown, 7, grayscale, settings, table=table).accepted:
         return None
-    # seams around a 5×5 on a printed mat or cloth: the ring must hold tiles, not the table
-    placement = None if grayscale else place(work, grown, 7, (5, 7), settings)
-    if placement is not None and placement.size != 7:
+    # seams around a 5×5 on a printed mat: the ring it adds must not look like the table around it
+    ring = None if grayscale else place(work, grown, 7, (7,), replace(settings, max_shift=0))
+    if ring is not None and ring.table_share >= settings.max_table_share:
         return None
     return grown
