@@ -39,6 +39,7 @@ from scanner.geometry import (
 from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
+from scanner.locate.placement import placed_frame
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -401,7 +402,12 @@ def locate_kingdom(
 def _finish(search: Search, chosen: Candidate) -> Located:
     """The chosen frame grown to 7×7 when it is the middle of one, snapped to a cropped photo's corners."""
     view, settings = search.view, search.settings
-    size, homography = chosen.size, chosen.homography
+    size, homography, verdict = chosen.size, chosen.homography, chosen.verdict
+    if not view.grayscale:  # the last look at where on its lattice the kingdom lies, on the photo itself
+        homography, size, placement = placed_frame(
+            view.image, view.gray, homography, size, view.grid, settings
+        )
+        verdict = Verdict(**{**verdict.__dict__, "placement": placement or verdict.placement})
     if size == 5 and view.grid == "auto":
         start = time.perf_counter()
         # a window cannot show the ring a 7×7 adds beyond it: a frame found in one grows on the photo
@@ -428,8 +434,8 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         deblurred=chosen.deblurred,
         path=search.path,
         found_by=chosen.attempt,
-        unsure=chosen.deblurred or chosen.verdict.unsure(settings),
-        verdict=chosen.verdict,
+        unsure=chosen.deblurred or verdict.unsure(settings),
+        verdict=verdict,
     )
 
 

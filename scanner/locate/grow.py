@@ -8,10 +8,13 @@ the judge.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from scanner.geometry import frame_corners, moved_frame
 from scanner.locate.judge import beyond_image, judge_content
+from scanner.locate.placement import place
 from scanner.locate.refine import refine, seam_support, side_hits
 from scanner.locate.settings import LocatorSettings
 
@@ -54,5 +57,9 @@ def grow_to_seven(
     if seam_support(gray, grown, 7) < settings.min_seam_support:
         return None
     if not judge_content(work, grown, 7, grayscale, settings, table=table).accepted:
+        return None
+    # seams around a 5×5 on a printed mat: the ring it adds must not look like the table around it
+    ring = None if grayscale else place(work, grown, 7, (7,), replace(settings, max_shift=0))
+    if ring is not None and ring.table_share >= settings.max_table_share:
         return None
     return grown

@@ -21,6 +21,7 @@ import numpy as np
 
 from scanner.geometry import frame_corners, square_px
 from scanner.locate.border import border_colours, table_lab
+from scanner.locate.placement import Placement
 from scanner.locate.refine import seam_support
 from scanner.locate.refusals import (
     CutOff,
@@ -51,6 +52,7 @@ class Verdict:
     colourful: float | None = None
     varied: float | None = None
     table_checks: float | None = None
+    placement: Placement | None = None  # artwork inside, table around (None: not judged, no table seen)
     refusal: LocatorRefusal | None = None
 
     @property
@@ -58,15 +60,41 @@ class Verdict:
         return self.refusal is None
 
     @property
+    def kingdom(self) -> float | None:
+        """The placement score per square: 1 when every square is artwork unlike the table around the frame
+        and the ring holds no tile; 0 or less for a frame on the table's own pattern."""
+        if self.placement is None:
+            return None
+        return self.placement.score / self.placement.size**2
+
+    @property
     def score(self) -> float:
         """One figure for ranking candidates: seams, artwork and colour, less the table's pattern."""
         artwork = self.textured if self.artwork is None else self.artwork
-        terms = [self.seam_support, artwork or 0.0, self.colourful or 0.0, self.varied or 0.0]
+        terms = [
+            self.seam_support,
+            artwork or 0.0,
+            self.colourful or 0.0,
+            self.varied or 0.0,
+            self.kingdom or 0.0,
+        ]
         return float(sum(terms) - 2 * (self.table_checks or 0.0))
 
     def unsure(self, settings: LocatorSettings) -> bool:
-        """Accepted with seams barely on the lattice: the frame may be misplaced."""
-        return self.accepted and self.seam_support < self.min_support + settings.unsure_margin
+        """Accepted, but the frame may be misplaced: seams barely on the lattice, another window of the
+        lattice nearly as much a kingdom, or tiles just outside the frame."""
+        if not self.accepted:
+            return False
+        if self.seam_support < self.min_support + settings.unsure_margin:
+            return True
+        placement = self.placement
+        if placement is None:
+            return False
+        margin = (placement.score - placement.runner_up) / placement.size
+        return (
+            margin < settings.unsure_placement_margin
+            or placement.artwork_outside > settings.max_artwork_outside
+        )
 
 
 def judge_geometry(
@@ -141,6 +169,9 @@ def judge_content(
         if verdict.artwork < settings.min_artwork:
             verdict.refusal = PlainSquares()
             return verdict
+    if verdict.placement is not None and verdict.placement.table_share >= settings.max_table_share:
+        verdict.refusal = OnlyTablePattern()  # many squares look like the table around the frame
+        return verdict
     if grayscale:
         return verdict
     hsv = cv2.cvtColor(rect, cv2.COLOR_BGR2HSV)

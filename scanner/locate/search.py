@@ -34,6 +34,7 @@ from scanner.geometry import (
 from scanner.locate.border import border_colours, colourful_patches, unlike_table
 from scanner.locate.judge import Verdict, judge_content, judge_geometry
 from scanner.locate.lattice import NO_OTHERS, find_lattice
+from scanner.locate.placement import placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound
 from scanner.locate.segments import CENTRAL, Focus, find_segments
@@ -299,6 +300,11 @@ def lattice_search(
     outline = photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
+    placement = None
+    if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
+        grid_to_work, size, placement = placed_frame(work, gray, grid_to_work, size, view.grid, settings)
+        if placement is not None and len(others):
+            others = others - [placement.cols, placement.rows]  # grid coordinates of the moved frame
     view._add("locate.refine", start)
     start = time.perf_counter()
     support = seam_support(gray, grid_to_work, size)
@@ -310,6 +316,7 @@ def lattice_search(
         if inner >= min_support:
             grid_to_work, support, is_cropped = outline, inner, True
     verdict = judge_geometry(gray, grid_to_work, size, scale, settings, min_support, support)
+    verdict.placement = placement
     if verdict.accepted:
         fills = view.whole_photo and (is_cropped or photo_frame(grid_to_work, size, gray.shape) is not None)
         table = None if fills or view.grayscale else view.table_colours()

@@ -66,6 +66,15 @@ class LocatorSettings:
     max_table_pattern: float = 0.3  # a frame with this share of table checks is the table's pattern
     unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
 
+    # --- the placement on the lattice: artwork inside the frame, the table around it (placement.py)
+    ring_distance: float = 10.0  # cells this near (Lab, lightness half, and lightness spread) look alike
+    ring_consensus: float = 0.2  # a cell is table-like when it looks like this share of the ring's cells
+    min_ring_cells: int = 8  # ring cells in the photo needed to say what the table looks like
+    max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
+    max_table_share: float = 0.4  # a frame with this share of squares like its ring is the table's pattern
+    unsure_placement_margin: float = 1.0  # another window within this (score per side) makes a frame unsure
+    max_artwork_outside: int = 2  # more tiles than this just outside the frame make it unsure
+
     # --- growing a 5×5 window to the Mighty Duel 7×7 around it
     grow_screen: float = 0.4  # ring sides on a seam on the extended 5×5 lattice (a quick screen)
     grow_ring: float = 0.5  # the same on the refined 7×7 lattice

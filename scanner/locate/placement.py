@@ -1,0 +1,176 @@
+"""Where on its lattice the kingdom lies, and how large it is: artwork inside, the table around it.
+
+A lattice fit finds seams, and a printed mat, a checkered cloth or a neighbour's kingdom has seams too:
+the window of seams it picks may sit on the mat's empty cells beside the kingdom, or be a 7×7 laid over
+the mat around a 5×5 kingdom. What the seams cannot tell, the cells can. The table repeats itself around
+the kingdom (a mat's cells, a cloth's checks, a plain wood all look like each other), while a kingdom's
+squares are printed artwork unlike that. So each cell of the frame and of the rings around it is described
+by its colour and the spread of its lightness, and a cell is *table-like* for a window when it looks like
+several of the cells of that window's own ring (the table around it). A window's placement score is its
+cells unlike its ring, less those like it: the kingdom is the N×N window of the lattice, 5×5 or 7×7,
+with artwork on its squares and the table just around them.
+
+The same measure serves the judge (a frame whose squares are mostly like its surroundings is the table's
+own pattern) and the frame's honesty (a runner-up window nearly as good, or artwork just outside the
+frame, means the frame may be misplaced).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from kingdomino.board import GRID_SIZES
+from scanner.geometry import apply_homography, moved_frame
+from scanner.locate.border import table_lab
+from scanner.locate.refine import refine
+from scanner.locate.settings import LocatorSettings
+
+CELL_PX = 24  # rectified side of a cell when it is described
+MARGIN_PX = 4  # trimmed off each side of a cell: seams and gaps stay out of its description
+REACH = 3  # rings of cells described around the frame: a window moved by 2 squares keeps its own ring
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The best window found on a frame's lattice, and how sure that is."""
+
+    rows: int  # offset of the window, in squares, from the frame it was looked for around (or moved from)
+    cols: int
+    size: int
+    score: float  # textured squares unlike the window's ring, less squares like it and tiles outside it
+    table_share: float  # share of the window's squares like its ring (the table's own pattern)
+    runner_up: float  # best score of another window (shifted or of the other size; -inf: none)
+    artwork_outside: int  # ring cells unlike the ring's consensus lying just outside the window
+
+    @property
+    def moved(self) -> bool:
+        return (self.rows, self.cols) != (0, 0)
+
+
+def describe_cells(
+    image: np.ndarray, grid_to_image: np.ndarray, n: int, texture_gradient: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cells, cells, 4) descriptors of the frame and ``REACH`` rings around it (lightness weighed half, a,
+    b, spread of lightness), and (cells, cells) whether each is textured (median gradient in its middle
+    over ``texture_gradient``) and whether it lies wholly inside the photo."""
+    cells = n + 2 * REACH
+    around = moved_frame(grid_to_image, -REACH, -REACH)
+    to_rect = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(around)
+    rect = cv2.warpPerspective(image, to_rect, (cells * CELL_PX, cells * CELL_PX), flags=cv2.INTER_AREA)
+    lab = table_lab(rect).reshape(cells, CELL_PX, cells, CELL_PX, 3)
+    middle = lab[:, MARGIN_PX:-MARGIN_PX, :, MARGIN_PX:-MARGIN_PX].transpose(0, 2, 1, 3, 4)
+    middle = middle.reshape(cells, cells, -1, 3)
+    spread = middle[..., 0].std(axis=2) * 2  # table_lab halves lightness: its spread is in full units
+    descriptors = np.concatenate([middle.mean(axis=2), spread[..., None]], axis=2)
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gradient = np.hypot(
+        cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    )
+    cut = gradient.reshape(cells, CELL_PX, cells, CELL_PX)[:, MARGIN_PX:-MARGIN_PX, :, MARGIN_PX:-MARGIN_PX]
+    # printed artwork is textured all over a square's middle; a cloth's check cut by the lattice is not
+    textured = np.median(cut.transpose(0, 2, 1, 3).reshape(cells, cells, -1), axis=2) / 8 > texture_gradient
+    height, width = image.shape[:2]
+    grid = np.stack(np.meshgrid(np.arange(cells + 1), np.arange(cells + 1)), axis=-1).reshape(-1, 2)
+    points = apply_homography(around, grid.astype(float)).reshape(cells + 1, cells + 1, 2)
+    ok = (
+        (points[..., 0] >= 0) & (points[..., 0] <= width) & (points[..., 1] >= 0) & (points[..., 1] <= height)
+    )
+    ok &= np.isfinite(points).all(axis=2)
+    inside = ok[:-1, :-1] & ok[1:, :-1] & ok[:-1, 1:] & ok[1:, 1:]
+    return descriptors, textured, inside
+
+
+def table_like(
+    descriptors: np.ndarray,
+    textured: np.ndarray,
+    inside: np.ndarray,
+    window: tuple,
+    settings: LocatorSettings,
+):
+    """For a window (top, left, size) of the described cells: which of its cells look like its ring (the
+    table around it), and which of its ring cells are textured and unlike the ring's consensus (tiles);
+    None when too little of the ring is in the photo to say."""
+    top, left, size = window
+    cells = descriptors.shape[0]
+    ring = np.zeros((cells, cells), bool)
+    ring[max(top - 1, 0) : top + size + 1, max(left - 1, 0) : left + size + 1] = True
+    ring[top : top + size, left : left + size] = False
+    ring &= inside
+    if ring.sum() < settings.min_ring_cells:
+        return None
+    table = descriptors[ring]
+    needed = max(2, int(np.ceil(settings.ring_consensus * len(table))))
+    block = descriptors[top : top + size, left : left + size]
+    near = np.linalg.norm(block[:, :, None] - table, axis=3) < settings.ring_distance
+    like = near.sum(axis=2) >= needed
+    among = np.linalg.norm(table[:, None] - table, axis=2) < settings.ring_distance
+    lone = among.sum(axis=1) - 1 < needed  # a ring cell few others resemble: a tile, not the table
+    return like, lone & textured[ring]
+
+
+def place(
+    image: np.ndarray,
+    grid_to_image: np.ndarray,
+    n: int,
+    sizes: tuple[int, ...],
+    settings: LocatorSettings,
+) -> Placement | None:
+    """The best window of ``sizes`` on the frame's lattice within ``settings.max_shift`` squares of it
+    (None when no window can be judged: too little table in view, a cropped board)."""
+    descriptors, textured, inside = describe_cells(image, grid_to_image, n, settings.texture_gradient)
+    cells = descriptors.shape[0]
+    scored = []
+    for size in sizes:
+        for top in range(cells - size + 1):
+            for left in range(cells - size + 1):
+                rows, cols = top - REACH, left - REACH
+                if max(abs(rows), abs(cols), abs(rows + size - n), abs(cols + size - n)) > settings.max_shift:
+                    continue
+                if min(top, left) < 1 or max(top, left) + size >= cells:
+                    continue  # its ring is not all described
+                if not inside[top : top + size, left : left + size].all():
+                    continue
+                judged = table_like(descriptors, textured, inside, (top, left, size), settings)
+                if judged is None:
+                    continue
+                like, lone = judged
+                artwork = textured[top : top + size, left : left + size] & ~like
+                score = float(artwork.sum() - like.sum() - lone.sum())
+                scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum())))
+    if not scored:
+        return None
+    best = max(scored, key=lambda s: (s[0], -abs(s[1]) - abs(s[2]), s[3] == n))
+    score, rows, cols, size, share, outside = best
+    others = [s[0] for s in scored if s is not best]
+    return Placement(rows, cols, size, score, share, max(others, default=-np.inf), outside)
+
+
+def placed_frame(
+    work: np.ndarray,
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    grid: int | str,
+    settings: LocatorSettings,
+) -> tuple[np.ndarray, int, Placement | None]:
+    """The frame moved and sized onto the best window of its lattice (see ``place``) and refitted to the
+    seams there: (grid -> work homography, N, the placement; None when it could not be judged). A refit
+    that slides a whole square (onto a mat's lines beside the kingdom) is placed once more, unrefined."""
+    # a frame shrinks or moves here; growing a 5×5 to 7×7 also needs the ring's seams (scanner.locate.grow)
+    sizes = tuple(size for size in GRID_SIZES if size <= n) if grid == "auto" else (int(grid),)
+    placement = place(work, grid_to_work, n, sizes, settings)
+    if placement is None or (not placement.moved and placement.size == n):
+        return grid_to_work, n, placement
+    moved = moved_frame(grid_to_work, placement.rows, placement.cols)
+    refitted = moved
+    for _ in range(2):
+        refitted = refine(gray, refitted, placement.size, settings.refine_cell_px)
+    again = place(work, refitted, placement.size, sizes, settings)
+    if again is None:
+        return moved, placement.size, placement
+    if again.moved or again.size != placement.size:
+        return moved_frame(refitted, again.rows, again.cols), again.size, again
+    return refitted, again.size, again
