@@ -57,6 +57,8 @@ TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most centr
 #: What a search of a copy (an enlarged window, a reduced or sharpened photo) runs on it.
 ZOOMED_STEPS = ("fast", "whole", "windows")
 BLURRED_COPY_STEPS = ("fast", "whole", "cropped", "windows", "unlike_table")
+#: Attempts whose frames are outlines, not lattices fitted to seams.
+OUTLINE_ATTEMPTS = ("regions",)
 SHOWN_CANDIDATES = 3  # refused candidates drawn on a refusal's overlay
 
 
@@ -101,6 +103,8 @@ class Search:
         self.candidates: list[Candidate] = []  # accepted or pending, in the order found
         self.refused: list[Candidate] = []
         self.refusals: list[LocatorRefusal] = []
+        # refusals of lattices fitted to the photo's seams: what they met tells which attempts are worth it
+        self.lattice_refusals: list[LocatorRefusal] = []
         self.path: list[str] = []
         self.ran: set[str] = set()
         self.segments: np.ndarray | None = None  # the photo's work segments, for the debug drawing
@@ -139,7 +143,7 @@ class Search:
         return chosen is not None and covers(chosen.homography, chosen.size, image_centre(self.view.shape))
 
     def met(self, refusal: type) -> bool:
-        return any(isinstance(error, refusal) for error in self.refusals)
+        return any(isinstance(error, refusal) for error in self.lattice_refusals)
 
     # --- running
     def run(self) -> Candidate | None:
@@ -192,6 +196,8 @@ class Search:
             self.candidates.append(candidate)
             return True
         self.refusals.append(found.verdict.refusal or NoGridFound())
+        if attempt not in OUTLINE_ATTEMPTS:  # a region's outline on a cloth says nothing of the lattices
+            self.lattice_refusals.append(self.refusals[-1])
         if found.size:
             self.refused.append(candidate)
         return False
@@ -205,6 +211,7 @@ class Search:
         if not found.verdict.accepted:
             self.candidates.remove(candidate)
             self.refusals.append(found.verdict.refusal)
+            self.lattice_refusals.append(found.verdict.refusal)
             return False
         return True
 
@@ -329,6 +336,7 @@ def _search_copy(
     chosen = inner.run()
     search.path.extend(f"{name}.{step}" for step in inner.path)
     search.refusals.extend(inner.refusals)
+    search.lattice_refusals.extend(inner.lattice_refusals)
     if chosen is None:
         return False
     candidate = Candidate(
