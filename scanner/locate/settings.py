@@ -25,7 +25,7 @@ ALL_ATTEMPTS = (
 class LocatorSettings:
     # --- the attempts and their budget
     attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, a subset of ALL_ATTEMPTS (order kept)
-    budget_seconds: float = 1.5  # processor seconds of the search after which no new attempt or window starts
+    budget_seconds: float = 4.0  # processor seconds of the search after which no new attempt or window starts
 
     # --- the views searched
     work_side: int = 1600  # longest side of the copy the lattice is searched on
