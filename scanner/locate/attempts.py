@@ -4,6 +4,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
   fast          always: the lattice on a ~1000 px copy; decides alone when sure and central
   whole         not settled: the lattice on the work copy of the photo
   cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
+  regions       nothing accepted, a colour photo: outlines of colour regions unlike the table (no seams
+                needed to propose them: blur, dim light, small kingdoms)
   windows       not settled, no table pattern met: half-photo and small windows
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
@@ -56,6 +58,8 @@ TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most centr
 #: What a search of a copy (an enlarged window, a reduced or sharpened photo) runs on it.
 ZOOMED_STEPS = ("fast", "whole", "windows")
 BLURRED_COPY_STEPS = ("fast", "whole", "cropped", "windows", "unlike_table")
+#: Attempts whose frames are outlines, not lattices fitted to seams.
+OUTLINE_ATTEMPTS = ("regions",)
 SHOWN_CANDIDATES = 3  # refused candidates drawn on a refusal's overlay
 
 
@@ -94,12 +98,14 @@ class Candidate:
 class Search:
     """The attempts on one view: the photo, or a copy of it (with its own, shorter list of steps)."""
 
-    def __init__(self, view: View, steps: tuple[str, ...], started: float, deblurred: bool = False) -> None:
-        self.view, self.steps, self.started, self.deblurred = view, steps, started, deblurred
+    def __init__(self, view: View, steps: tuple[str, ...], deblurred: bool = False) -> None:
+        self.view, self.steps, self.deblurred = view, steps, deblurred
         self.settings = view.settings
         self.candidates: list[Candidate] = []  # accepted or pending, in the order found
         self.refused: list[Candidate] = []
         self.refusals: list[LocatorRefusal] = []
+        # refusals of lattices fitted to the photo's seams: what they met tells which attempts are worth it
+        self.lattice_refusals: list[LocatorRefusal] = []
         self.path: list[str] = []
         self.ran: set[str] = set()
         self.segments: np.ndarray | None = None  # the photo's work segments, for the debug drawing
@@ -138,16 +144,13 @@ class Search:
         return chosen is not None and covers(chosen.homography, chosen.size, image_centre(self.view.shape))
 
     def met(self, refusal: type) -> bool:
-        return any(isinstance(error, refusal) for error in self.refusals)
-
-    def over_budget(self) -> bool:
-        # processor time of this thread: other programs on a busy machine do not spend the budget
-        return time.thread_time() - self.started > self.settings.budget_seconds
+        return any(isinstance(error, refusal) for error in self.lattice_refusals)
 
     # --- running
     def run(self) -> Candidate | None:
         for name in (name for name in ATTEMPTS if name in self.steps and name in self.settings.attempts):
-            if self.ran and self.over_budget():  # the first attempt always runs
+            # the photo's first attempt always runs; a copy's attempts only within the budget
+            if (self.ran or self.view.photo is not None) and self.view.over_budget():
                 self.path.append("budget=spent")
                 break
             rule, attempt = ATTEMPTS[name]
@@ -194,6 +197,8 @@ class Search:
             self.candidates.append(candidate)
             return True
         self.refusals.append(found.verdict.refusal or NoGridFound())
+        if attempt not in OUTLINE_ATTEMPTS:  # a region's outline on a cloth says nothing of the lattices
+            self.lattice_refusals.append(self.refusals[-1])
         if found.size:
             self.refused.append(candidate)
         return False
@@ -207,6 +212,7 @@ class Search:
         if not found.verdict.accepted:
             self.candidates.remove(candidate)
             self.refusals.append(found.verdict.refusal)
+            self.lattice_refusals.append(found.verdict.refusal)
             return False
         return True
 
@@ -238,6 +244,11 @@ def _whole(search: Search) -> None:
 
 def _cropped(search: Search) -> None:
     search.offer(generators.cropped(search.view), "cropped")
+
+
+def _regions(search: Search) -> None:
+    for found in generators.regions(search.view):
+        search.offer(found, "regions")
 
 
 def _windows(search: Search, unlike: bool = False) -> None:
@@ -274,6 +285,8 @@ def _zoomed(search: Search) -> None:
         enlarged = cv2.resize(window, None, fx=zoom, fy=zoom, interpolation=interpolation)
         to_photo = np.array([[1 / zoom, 0, left], [0, 1 / zoom, top], [0, 0, 1]])
         if _search_copy(search, "zoomed", enlarged, to_photo, ZOOMED_STEPS, zoom, whole_photo=False):
+            return
+        if view.over_budget():
             return
 
 
@@ -318,11 +331,13 @@ def _search_copy(
         search.view.photo or search.view,
         whole_photo,
         content,
+        search.view.deadline,
     )
-    inner = Search(view, steps, search.started, deblurred)
+    inner = Search(view, steps, deblurred)
     chosen = inner.run()
     search.path.extend(f"{name}.{step}" for step in inner.path)
     search.refusals.extend(inner.refusals)
+    search.lattice_refusals.extend(inner.lattice_refusals)
     if chosen is None:
         return False
     candidate = Candidate(
@@ -362,6 +377,11 @@ def _worth_zooming(search: Search) -> bool:
     return not search.settled() and (search.chosen() is not None or bool(search.view.patches()))
 
 
+def _worth_regions(search: Search) -> bool:
+    """Nothing accepted on seams, in a colour photo: the kingdom's colours may still stand out."""
+    return search.chosen() is None and not search.view.grayscale
+
+
 def _worth_unlike_table(search: Search) -> bool:
     return search.chosen() is None and not search.view.grayscale and bool(search.view.patches())
 
@@ -371,6 +391,7 @@ ATTEMPTS: dict[str, tuple[Callable[[Search], bool], Callable[[Search], None]]] =
     "fast": (_always, _fast),
     "whole": (_not_settled, _whole),
     "cropped": (_nothing_yet, _cropped),
+    "regions": (_worth_regions, _regions),
     "windows": (_not_settled_nor_table_pattern, _windows),
     "zoomed": (_worth_zooming, _zoomed),
     "unlike_table": (_worth_unlike_table, _unlike_table),
@@ -391,8 +412,8 @@ def locate_kingdom(
     started = time.thread_time()
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
         raise PhotoTooSmall()
-    view = View(image, grid, grayscale, settings)
-    search = Search(view, tuple(ATTEMPTS), started)
+    view = View(image, grid, grayscale, settings, deadline=started + settings.budget_seconds)
+    search = Search(view, tuple(ATTEMPTS))
     chosen = search.run()
     if chosen is None:
         raise _refusal(search)

@@ -37,6 +37,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound
+from scanner.locate.regions import blob_outlines, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
 
@@ -67,6 +68,11 @@ class View:
     photo: View | None = None  # the photo this view is a copy of (None: the photo itself)
     whole_photo: bool = True  # the whole photo (a copy of it), not a window: its edge may be a board's
     content: np.ndarray | None = None  # the colour pixels squares are judged on (None: ``image``)
+    deadline: float = math.inf  # thread processor time after which a generator tries nothing more
+
+    def over_budget(self) -> bool:
+        # processor time of this thread: other programs on a busy machine do not spend the budget
+        return time.thread_time() > self.deadline
 
     def __post_init__(self) -> None:
         self.gray = cv2.cvtColor(self.image, cv2.COLOR_BGR2GRAY)
@@ -74,6 +80,7 @@ class View:
         self._unlike: np.ndarray | None = None
         self._patches: list | None = None
         self._table: np.ndarray | None = None
+        self._coarse: tuple | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -98,6 +105,29 @@ class View:
             self._work = (work, gray, find_segments(gray), scale)
             self._add("locate.segments", start)
         return self._work
+
+    def coarse(self) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(colour copy, grey copy, factor): the view reduced by an integer factor to at most
+        ``coarse_side`` pixels, made once; None when the view is too small for a factor of 2."""
+        if self._coarse is None:
+            height, width = self.shape[:2]
+            side = self.settings.coarse_side
+            factor = math.ceil(max(height, width) / side) if side else 0
+            if factor < 2:
+                self._coarse = ()
+                return None
+            start = time.perf_counter()
+            # an integer reduction of a crop to a multiple of it: area averaging then costs almost nothing
+            kept = self.image[: height - height % factor, : width - width % factor]
+            size = (kept.shape[1] // factor, kept.shape[0] // factor)
+            small = cv2.resize(kept, size, interpolation=cv2.INTER_AREA)
+            gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+            if self.content is not None:  # the squares are judged on the photo's own pixels
+                kept = self.content[: height - height % factor, : width - width % factor]
+                small = cv2.resize(kept, size, interpolation=cv2.INTER_AREA)
+            self._coarse = (small, gray, factor)
+            self._add("locate.downscale", start)
+        return self._coarse or None
 
     def unlike_mask(self) -> np.ndarray:
         """Which work segments lie on or near colours the photo's border (the table) lacks."""
@@ -132,20 +162,10 @@ def fast(view: View) -> Found | None:
     """The lattice on a copy about ``coarse_side`` pixels long, in the view's pixels (None when the view
     is too small for such a copy, or nothing passes there). ``sure`` when its squares are large there;
     an accepted frame is confirmed on the view itself (see ``confirm``) before it counts."""
-    settings = view.settings
-    height, width = view.shape[:2]
-    factor = math.ceil(max(height, width) / settings.coarse_side) if settings.coarse_side else 0
-    if factor < 2:
+    coarse = view.coarse()
+    if coarse is None:
         return None  # no coarse copy worth the name: the whole search is just as fast
-    start = time.perf_counter()
-    # an integer reduction of a crop to a multiple of it: area averaging then costs almost nothing
-    kept = view.image[: height - height % factor, : width - width % factor]
-    small = cv2.resize(kept, (kept.shape[1] // factor, kept.shape[0] // factor), interpolation=cv2.INTER_AREA)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    if view.content is not None:  # the squares are judged on the photo's own pixels
-        kept = view.content[: height - height % factor, : width - width % factor]
-        small = cv2.resize(kept, gray.shape[::-1], interpolation=cv2.INTER_AREA)
-    view._add("locate.downscale", start)
+    small, gray, factor = coarse
     start = time.perf_counter()
     segs = find_segments(gray)
     view._add("locate.segments", start)
@@ -153,7 +173,7 @@ def fast(view: View) -> Found | None:
     if not found.size:
         return found
     found.sure = square_px(frame_corners(found.homography, found.size), found.size) >= (
-        settings.coarse_min_square_px
+        view.settings.coarse_min_square_px
     )
     found.cropped = photo_frame(found.homography, found.size, gray.shape) is not None
     found.homography = np.diag([factor, factor, 1.0]) @ found.homography
@@ -248,6 +268,8 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
     results = []
     mids = (segs[:, :2] + segs[:, 2:]) / 2
     for x, y, half_x, half_y, tiles in boxes:
+        if results and view.over_budget():
+            break
         inside = (np.abs(mids[:, 0] - x) <= half_x) & (np.abs(mids[:, 1] - y) <= half_y)
         focus = ((x - width / 2) / norm, (y - height / 2) / norm, 0.7 * max(half_x, half_y) / norm)
         found = lattice_search(
@@ -258,6 +280,47 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
         results.append(found)
         if found.verdict.accepted:
             return [_on_view(view, found, scale)]
+    return results
+
+
+def regions(view: View) -> list[Found]:
+    """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
+    central first; the list ends at the first accepted one. Each outline is tried as every grid size,
+    its lattice refined on the coarse copy's seams and judged there."""
+    settings = view.settings
+    if view.grayscale:
+        return []
+    coarse = view.coarse()  # shared with the fast attempt; a view too small for one is used as it is
+    colour = view.image if view.content is None else view.content
+    work, gray, scale = (coarse[0], coarse[1], 1 / coarse[2]) if coarse else (colour, view.gray, 1.0)
+    start = time.perf_counter()
+    factor = min(1.0, settings.region_side / max(work.shape[:2]))
+    small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    mask = unlike_table_mask(small, view.table_colours(), settings)
+    min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
+    outlines = blob_outlines(mask, min_side, settings.regions)
+    view._add("locate.regions", start)
+    results = []
+    for quad in outlines:
+        corners = quad / factor
+        sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
+        tried = [
+            judged(
+                work,
+                gray,
+                frame_homography(corners, size),
+                size,
+                NO_OTHERS,
+                view,
+                scale,
+                settings.min_seam_support,
+            )
+            for size in sizes
+        ]
+        best = max(tried, key=lambda f: (f.verdict.accepted, f.verdict.seam_support))
+        results.append(_on_view(view, best, scale))
+        if best.verdict.accepted:
+            break
     return results
 
 
@@ -296,6 +359,21 @@ def lattice_search(
     if lattice is None:
         return Found(np.eye(3), 0, NO_OTHERS, Verdict(refusal=NoGridFound()))  # size 0: no lattice
     grid_to_work, size, others = lattice
+    return judged(work, gray, grid_to_work, size, others, view, scale, min_support)
+
+
+def judged(
+    work: np.ndarray,
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    size: int,
+    others: np.ndarray,
+    view: View,
+    scale: float,
+    min_support: float,
+) -> Found:
+    """A proposed lattice (work pixels) refined on the work copy's seams and judged."""
+    settings = view.settings
     start = time.perf_counter()
     outline = photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):

@@ -8,14 +8,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Every attempt the locator knows, in the order they are tried (see scanner.locate.attempts).
-ALL_ATTEMPTS = ("fast", "whole", "cropped", "windows", "zoomed", "unlike_table", "reduced", "sharpened")
+ALL_ATTEMPTS = (
+    "fast",
+    "whole",
+    "cropped",
+    "regions",
+    "windows",
+    "zoomed",
+    "unlike_table",
+    "reduced",
+    "sharpened",
+)
 
 
 @dataclass(frozen=True)
 class LocatorSettings:
     # --- the attempts and their budget
     attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, a subset of ALL_ATTEMPTS (order kept)
-    budget_seconds: float = 20.0  # no new attempt starts once the search has used this much processor time
+    budget_seconds: float = 4.0  # processor seconds of the search after which no new attempt or window starts
 
     # --- the views searched
     work_side: int = 1600  # longest side of the copy the lattice is searched on
@@ -33,6 +43,9 @@ class LocatorSettings:
     blur_reduce: float = 0.5  # the reduced copy of a blurred photo: this share of its size
     sharpen_amount: float = 3.0  # the sharpened copy: unsharp-mask strength
     sharpen_sigma: float = 0.003  # the sharpened copy: Gaussian sigma, of the photo's longest side
+    region_side: int = 480  # longest side of the copy colour regions are looked for on (blur shrinks there)
+    region_closing: float = 0.015  # regions: seams and dark squares closed over, of the copy's longest side
+    regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
     cropped_aspect: tuple[float, float] = (0.8, 1.25)  # width / height of a photo that may be a cropped board
 
     # --- the table seen along the photo's border

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import cv2
 import numpy as np
@@ -62,6 +63,46 @@ def test_a_spent_budget_starts_no_further_attempt() -> None:
     with pytest.raises(KingdomNotFoundError) as caught:
         locate_kingdom(_table(0), settings=LocatorSettings(budget_seconds=0.0))
     assert caught.value.path[-1] == "budget=spent" and len(caught.value.path) == 2
+
+
+def _busy_table(seed: int, size: tuple[int, int]) -> np.ndarray:
+    """A table of many colourful blobs and strokes, no kingdom: every attempt has something to try."""
+    rng = np.random.default_rng(seed)
+    width, height = size
+    image = np.full((height, width, 3), (90, 120, 140), np.uint8)
+    for _ in range(400):
+        colour = tuple(int(c) for c in rng.integers(0, 255, 3))
+        x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
+        if rng.random() < 0.5:
+            cv2.circle(image, (x, y), int(rng.integers(10, 120)), colour, -1)
+        else:
+            end = (x + int(rng.integers(-400, 400)), y + int(rng.integers(-400, 400)))
+            cv2.line(image, (x, y), end, colour, int(rng.integers(2, 12)))
+    return image
+
+
+def test_the_budget_bounds_the_time_spent_on_a_hopeless_photo() -> None:
+    photo = _busy_table(5, (3200, 2400))
+    budget = 0.3
+    started = time.thread_time()
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(photo, settings=LocatorSettings(budget_seconds=budget))
+    spent = time.thread_time() - started
+    # an attempt or a window started within the budget may run on; none starts after it
+    assert spent < budget + 1.5, caught.value.path
+    assert "\n" not in str(caught.value)
+
+
+def test_a_photo_with_30_px_of_motion_blur_is_located() -> None:
+    scene = generate_scene(6, size=(3200, 2400))
+    truth_kingdom, truth_corners = scene.upright()
+    kernel = np.zeros((30, 30), np.float32)
+    kernel[15, :] = 1 / 30  # a camera moving 30 px sideways
+    photo = cv2.filter2D(scene.image, -1, kernel)
+    located = locate_kingdom(photo)
+    assert located.grid_size == truth_kingdom.grid_size
+    error = np.linalg.norm(located.corners - truth_corners, axis=1).max() / located.square_px
+    assert error < 0.25
 
 
 def test_the_scan_exposes_the_path_and_says_when_the_frame_is_unsure() -> None:
