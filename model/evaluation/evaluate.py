@@ -63,8 +63,8 @@ from model.training.dataset import (
     DEFAULT_DATA_DIR,
     SCENE_SOURCE,
     TILE_SOURCE,
-    LabelCorrectionError,
     board_squares,
+    data_problem,
     load_boards,
     tile_label_corrections,
 )
@@ -655,13 +655,9 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="reuse cached out-of-fold predictions (e.g. after retraining)"
     )
     args = parser.parse_args(argv)
-    if not (args.data / "labels.json").is_file():
-        print(f"kingdomino evaluate: no labels.json in {args.data}")
-        return 2
-    try:
-        tile_label_corrections(args.data)
-    except LabelCorrectionError as error:
-        print(f"kingdomino evaluate: {error}")
+    problem = data_problem(args.data)
+    if problem:
+        print(f"kingdomino evaluate: {problem}")
         return 2
     if args.folds < 2:
         print("kingdomino evaluate: --folds must be at least 2")

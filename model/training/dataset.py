@@ -144,6 +144,17 @@ def tile_label_corrections(data_dir: Path = DEFAULT_DATA_DIR) -> dict[str, tuple
         raise LabelCorrectionError(f"{CORRECTIONS_FILE} cannot be read: {error!r}") from None
 
 
+def data_problem(data_dir: Path) -> str | None:
+    """Why the training data in ``data_dir`` cannot be used (one line), or None when it can."""
+    if not (data_dir / "labels.json").is_file():
+        return f"no labels.json in {data_dir}"
+    try:
+        tile_label_corrections(data_dir)
+    except LabelCorrectionError as error:
+        return str(error)
+    return None
+
+
 def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:
     """The single-square tile crops (other phones, other tables), grouped by source photo, with the
     label corrections applied."""

@@ -19,8 +19,7 @@ from model.training.crossval import fit_classifier
 from model.training.dataset import (
     DEFAULT_DATA_DIR,
     SCENE_SOURCE,
-    LabelCorrectionError,
-    tile_label_corrections,
+    data_problem,
 )
 from model.training.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
 from model.training.feature_table import AugmentPlan, build_table
@@ -110,13 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.recalibrate:
         print(f"temperature {recalibrate(args.out):.3f} written to {args.out}")
         return 0
-    if not (args.data / "labels.json").is_file():
-        print(f"kingdomino train: no labels.json in {args.data}")
-        return 2
-    try:
-        tile_label_corrections(args.data)
-    except LabelCorrectionError as error:
-        print(f"kingdomino train: {error}")
+    problem = data_problem(args.data)
+    if problem:
+        print(f"kingdomino train: {problem}")
         return 2
     if args.calibrate:
         print(f"temperature {calibrate(args.estimator, data_dir=args.data, n_jobs=args.jobs):.3f} stored")
