@@ -164,12 +164,19 @@ def image_signature(page, view: str = "kingdom_view", timeout_s: float = 20.0) -
         time.sleep(0.01)
 
 
-def wait_redrawn(page, before: str, view: str = "kingdom_view", timeout_s: float = 20.0) -> None:
+def redrawn(page, before: str, view: str = "kingdom_view", timeout_s: float = 20.0) -> bool:
+    """Whether the image of `view` changed from `before` within `timeout_s`."""
     deadline = time.perf_counter() + timeout_s
     while image_signature(page, view, timeout_s) == before:
         if time.perf_counter() > deadline:
-            raise AssertionError(f"the {view} image was not redrawn")
+            return False
         time.sleep(0.01)
+    return True
+
+
+def wait_redrawn(page, before: str, view: str = "kingdom_view", timeout_s: float = 20.0) -> None:
+    if not redrawn(page, before, view, timeout_s):
+        raise AssertionError(f"the {view} image was not redrawn")
 
 
 def timed_change(page, act, before: int, chosen: str) -> tuple[int, float]:
@@ -286,7 +293,8 @@ def move_corner(page, device: str, caption, index: int, goal: np.ndarray, photo_
     (x0, y0), (x1, y1) = corners_shown(caption)[index] * scale + origin, goal * scale + origin
     if device == "phone":  # a tap on the corner selects it, the next tap puts it in its place
         tap(page, device, x0, y0)
-        wait_redrawn(page, drawn, "frame_view")
+        if not redrawn(page, drawn, "frame_view", 10.0):  # a tap a busy machine dropped: tap again
+            return False
         tap(page, device, x1, y1)
     else:  # a drag from the corner to its place
         page.mouse.move(x0, y0)
@@ -313,10 +321,10 @@ def test_moving_the_corners_rereads_the_kingdom_the_scanner_missed(server, brows
     caption.wait_for(timeout=20_000)
     photo_width = cv2.imread(str(photos[f"two-{device}"])).shape[1]
     for index, goal in enumerate(neighbour_frame()):
-        for attempt in range(2):  # a second go only if a busy machine dropped the gesture
+        for attempt in range(3):  # another go only if a busy machine dropped the gesture
             if move_corner(page, device, caption, index, goal, photo_width):
                 break
-            assert attempt == 0, f"corner {index} did not move: {caption.inner_text()}"
+            assert attempt < 2, f"corner {index} did not move: {caption.inner_text()}"
     if device == "phone":  # the frame as a player sees it on a phone, for docs/
         shown_image(page, "frame_view").scroll_into_view_if_needed()
         save_screenshot(page, tmp_path, "page-frame-phone.png")
