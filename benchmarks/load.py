@@ -515,23 +515,19 @@ def run(settings: LoadSettings) -> Report:
             monitor.join()
             if server is not None:
                 stop_server(server)
-    return _report(
-        settings,
-        uploads,
-        bombed,
-        slowest,
-        monitor,
-        (load_start, load_end),
-        machine_load,
-        idle_rss,
-        idle_server,
-        after_rss,
-        after_server,
-        after_processes,
-        cpu_during,
-        alone,
-        pss,
+    observed = Observed(
+        uploads=uploads,
+        bombed=bombed,
+        slowest=slowest,
+        window=(load_start, load_end),
+        machine_load=machine_load,
+        idle=(idle_rss, idle_server, idle_pss),
+        after=(after_rss, after_server, pss[1]),
+        after_processes=after_processes,
+        cpu_during=tuple(cpu_during),
+        alone=alone,
     )
+    return _report(settings, observed, monitor)
 
 
 def _bomb_alone(user: User, bomb: bytes, monitor: Monitor, idle_rss: float) -> tuple[float, float, float]:
@@ -545,23 +541,31 @@ def _bomb_alone(user: User, bomb: bytes, monitor: Monitor, idle_rss: float) -> t
     return answer.seconds, peak - idle_rss, cpu
 
 
-def _report(
-    settings,
-    uploads,
-    bombed,
-    slowest,
-    monitor,
-    window,
-    machine_load,
-    idle_rss,
-    idle_server,
-    after_rss,
-    after_server,
-    after_processes,
-    cpu_during=(0.0, 0.0),
-    alone=(0.0, 0.0, 0.0),
-    pss=(0.0, 0.0),
-) -> Report:
+@dataclass
+class Observed:
+    """What one load run observed, before it is summarised into a Report."""
+
+    uploads: list[Upload]
+    bombed: list[Upload]
+    #: the slowest answer of each round
+    slowest: list[float]
+    #: monotonic start and end of the load
+    window: tuple[float, float]
+    machine_load: list[str]
+    #: (RSS of the tree, RSS of the server, PSS of the tree) in MB, before the load and after it settled
+    idle: tuple[float, float, float]
+    after: tuple[float, float, float]
+    after_processes: list[str]
+    #: CPU seconds of the server and of its workers during the load
+    cpu_during: tuple[float, float] = (0.0, 0.0)
+    #: the flat PNG alone: seconds, MB over idle at the peak, CPU seconds
+    alone: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+def _report(settings, observed: Observed, monitor) -> Report:
+    uploads, bombed, slowest = observed.uploads, observed.bombed, observed.slowest
+    (idle_rss, idle_server, idle_pss), (after_rss, after_server, after_pss) = observed.idle, observed.after
+    cpu_during, alone, window = observed.cpu_during, observed.alone, observed.window
     load_start, load_end = window
     seconds = sorted(upload.seconds for upload in uploads)
     during = monitor.between(load_start, load_end)
@@ -593,9 +597,9 @@ def _report(
         memory_idle_mb=round(idle_rss),
         memory_peak_mb=round(max((sample[1] for sample in monitor.samples), default=0)),
         memory_after_mb=round(after_rss),
-        pss_idle_mb=round(pss[0]),
+        pss_idle_mb=round(idle_pss),
         pss_peak_mb=round(max((sample[4] for sample in monitor.samples), default=0)),
-        pss_after_mb=round(pss[1]),
+        pss_after_mb=round(after_pss),
         server_idle_mb=round(idle_server),
         server_peak_mb=round(max((sample[2] for sample in monitor.samples), default=0)),
         server_after_mb=round(after_server),
@@ -604,14 +608,14 @@ def _report(
         bomb_uploads=len(bombed),
         bombs_refused=sum(bool(upload.warning and "unpack" in upload.warning) for upload in bombed),
         bomb_latency_max_s=round(max((upload.seconds for upload in bombed), default=0.0), 2),
-        machine_load_before=" ".join(machine_load),
+        machine_load_before=" ".join(observed.machine_load),
         server_cpu_per_upload_s=round(cpu_during[0] / max(1, len(uploads) + len(bombed)), 3),
         workers_cpu_per_upload_s=round(cpu_during[1] / max(1, len(uploads) + len(bombed)), 3),
         bomb_alone_s=round(alone[0], 2),
         bomb_alone_over_idle_mb=round(alone[1]),
         bomb_alone_cpu_s=round(alone[2], 2),
         problems=problems[:20],
-        processes_after=after_processes,
+        processes_after=observed.after_processes,
     )
 
 
