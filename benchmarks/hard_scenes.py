@@ -39,6 +39,7 @@ from benchmarks.hard_tables import CM, STRONG_COLOURS, _hard_table, _noise, cutt
 from benchmarks.scenes import (
     SQUARE_PX,
     Scene,
+    Sheet,
     _board_squares,
     _is_mirrored,
     _mixed_kingdom,
@@ -329,6 +330,7 @@ def generate_hard_scene(
     thickness = rng.uniform(2.0, 5.0) * math.sin(math.radians(options["tilt"]) + 0.1)
     side_shift = towards_camera * thickness
     shadow_shift = shadow_dir * rng.uniform(2, 8)
+    sheet = Sheet(canvas, shadow, pitch, side_shift, shadow_shift, scale)
     objects: list[dict] = []
 
     others = [b for b in (names if len(names) > 1 else [board]) if b != board] or [board]
@@ -338,35 +340,17 @@ def generate_hard_scene(
             rng,
             options["neighbour"],
             others,
-            canvas,
-            shadow,
+            sheet,
             to_canvas,
             homography,
             inverse,
             (width, height),
             half,
-            pitch,
-            side_shift,
-            shadow_shift,
-            scale,
             objects,
         )
 
     start = to_canvas @ np.array([[1, 0, gap / 2 - half], [0, 1, gap / 2 - half], [0, 0, 1]], float)
-    _place_kingdom(
-        rng,
-        canvas,
-        shadow,
-        squares,
-        present,
-        castle,
-        start,
-        pitch,
-        side_shift,
-        shadow_shift,
-        scale,
-        rng.uniform(0.5, 3.0),
-    )
+    _place_kingdom(rng, sheet, squares, present, castle, start, rng.uniform(0.5, 3.0))
 
     reach = 1 / math.tan(elevation)
     if castle is not None:  # drawn either way, so that turning the castle off changes nothing else
@@ -437,22 +421,18 @@ def _place_neighbour(
     rng,
     kind,
     others,
-    canvas,
-    shadow,
+    sheet: Sheet,
     to_canvas,
     homography,
     inverse,
     photo,
     half,
-    pitch,
-    side_shift,
-    shadow_shift,
-    scale,
     objects,
 ) -> str | None:
     """Another kingdom, or two to four loose dominoes, lying across an edge of the photo and clear of the
     kingdom. Returns the side of the photo it is cut by (None if no place was found)."""
     width, height = photo
+    pitch = sheet.pitch
     other_squares, other = _board_squares(others[int(rng.integers(len(others)))])
     m = other.grid_size
     extent = m * pitch / 2 if kind == "kingdom" else 1.2 * pitch
@@ -482,20 +462,7 @@ def _place_neighbour(
         present = np.array([[other[r, c].terrain != Terrain.EMPTY for c in range(m)] for r in range(m)])
         local = np.array([[1, 0, -m * pitch / 2], [0, 1, -m * pitch / 2], [0, 0, 1]])
         place = np.array([[1, 0, spot[0]], [0, 1, spot[1]], [0, 0, 1]]) @ rotation @ local
-        _place_kingdom(
-            rng,
-            canvas,
-            shadow,
-            other_squares,
-            present,
-            None,
-            to_canvas @ place,
-            pitch,
-            side_shift,
-            shadow_shift,
-            scale,
-            2.0,
-        )
+        _place_kingdom(rng, sheet, other_squares, present, None, to_canvas @ place, 2.0)
         castle = next(((r, c) for (r, c), sq in other.cells() if sq.terrain == Terrain.CASTLE), None)
         if castle is not None and rng.random() < 0.5:
             centre = (
@@ -523,20 +490,7 @@ def _place_neighbour(
             local = np.array([[1, 0, -middle[0]], [0, 1, -middle[1]], [0, 0, 1]])
             offset = spot + rng.uniform(-0.5, 0.5, 2) * pitch
             place = np.array([[1, 0, offset[0]], [0, 1, offset[1]], [0, 0, 1]]) @ turn_m @ local
-            _place_kingdom(
-                rng,
-                canvas,
-                shadow,
-                other_squares,
-                present,
-                None,
-                to_canvas @ place,
-                pitch,
-                side_shift,
-                shadow_shift,
-                scale,
-                0.0,
-            )
+            _place_kingdom(rng, sheet, other_squares, present, None, to_canvas @ place, 0.0)
     return SIDES[side]
 
 

@@ -169,18 +169,20 @@ def _piece_polygon(cells: list, pitch: float, offset: np.ndarray) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) + offset
 
 
-def _paste_piece(
-    canvas: np.ndarray,
-    shadow: np.ndarray,
-    squares: np.ndarray,
-    cells: list,
-    pitch: float,
-    origin: np.ndarray,
-    transform: np.ndarray,
-    side_shift: np.ndarray,
-    shadow_shift: np.ndarray,
-    scale: float,
-) -> None:
+@dataclass
+class Sheet:
+    """The table drawn flat before the camera sees it: its colours, the tiles' shadow mask, the pitch of
+    the squares, the offsets of a tile's visible side and of its shadow, and the drawing scale."""
+
+    canvas: np.ndarray
+    shadow: np.ndarray
+    pitch: float
+    side_shift: np.ndarray
+    shadow_shift: np.ndarray
+    scale: float
+
+
+def _paste_piece(sheet: Sheet, squares: np.ndarray, cells: list, transform: np.ndarray) -> None:
     """Draw one domino: its side (thickness), shadow mask and printed face, through ``transform``."""
     rows = [r for r, _ in cells]
     cols = [c for _, c in cells]
@@ -193,9 +195,11 @@ def _paste_piece(
     local = np.array(
         [[0, 0], [face.shape[1], 0], [face.shape[1], face.shape[0]], [0, face.shape[0]]], np.float32
     )
-    world = _piece_polygon(cells, pitch, origin)
+    canvas, scale = sheet.canvas, sheet.scale
+    world = _piece_polygon(cells, sheet.pitch, np.zeros(2))
     world = (np.c_[world, np.ones(4)] @ transform.T)[:, :2] * scale
-    for shift, colour, target in ((shadow_shift, None, shadow), (side_shift, (45, 80, 110), canvas)):
+    sides = ((sheet.shadow_shift, None, sheet.shadow), (sheet.side_shift, (45, 80, 110), canvas))
+    for shift, colour, target in sides:
         poly = np.round((world + shift * scale) * 4).astype(np.int32)
         if colour is None:
             cv2.fillConvexPoly(target, poly, 1.0, lineType=cv2.LINE_AA, shift=2)
@@ -228,24 +232,17 @@ def _rigid(rng: np.random.Generator, max_shift: float, max_degrees: float, centr
 
 def _place_kingdom(
     rng: np.random.Generator,
-    canvas: np.ndarray,
-    shadow: np.ndarray,
+    sheet: Sheet,
     squares: np.ndarray,
     present: np.ndarray,
     castle: tuple[int, int] | None,
     placement: np.ndarray,
-    pitch: float,
-    side_shift: np.ndarray,
-    shadow_shift: np.ndarray,
-    scale: float,
     jitter: float,
 ) -> None:
     for cells in _pair_dominoes(rng, present, castle):
-        centre = _piece_polygon(cells, pitch, np.zeros(2)).mean(0)
+        centre = _piece_polygon(cells, sheet.pitch, np.zeros(2)).mean(0)
         transform = placement @ _rigid(rng, jitter, jitter * 0.4, centre)
-        _paste_piece(
-            canvas, shadow, squares, cells, pitch, np.zeros(2), transform, side_shift, shadow_shift, scale
-        )
+        _paste_piece(sheet, squares, cells, transform)
 
 
 def _draw_castle_model(
@@ -409,6 +406,7 @@ def generate_scene(
     thickness = rng.uniform(2.0, 5.0) * math.sin(math.radians(tilt) + 0.1)
     side_shift = towards_camera * thickness
     shadow_shift = shadow_dir * rng.uniform(2, 8)
+    sheet = Sheet(canvas, shadow, pitch, side_shift, shadow_shift, scale)
 
     start = to_canvas @ np.array(
         [[1, 0, gap / 2 - half], [0, 1, gap / 2 - half], [0, 0, 1]], float
@@ -425,18 +423,7 @@ def generate_scene(
             centre = _piece_polygon(cells, pitch, np.zeros(2)).mean(0)
             move = np.array([[1, 0, spot[0] - centre[0]], [0, 1, spot[1] - centre[1]], [0, 0, 1]])
             place = to_canvas @ move @ _rigid(rng, 0, 180, centre)
-            _paste_piece(
-                canvas,
-                shadow,
-                other_squares,
-                cells,
-                pitch,
-                np.zeros(2),
-                place,
-                side_shift,
-                shadow_shift,
-                scale,
-            )
+            _paste_piece(sheet, other_squares, cells, place)
         if rng.random() < 0.3:  # part of another player's kingdom
             other_squares, other = _board_squares(others[rng.integers(len(others))])
             angle = rng.uniform(0, 2 * math.pi)
@@ -449,35 +436,9 @@ def generate_scene(
             place = np.array([[1, 0, spot[0] - centre[0]], [0, 1, spot[1] - centre[1]], [0, 0, 1]]) @ _rigid(
                 rng, 0, 180, centre
             )
-            _place_kingdom(
-                rng,
-                canvas,
-                shadow,
-                other_squares,
-                other_present,
-                None,
-                to_canvas @ place,
-                pitch,
-                side_shift,
-                shadow_shift,
-                scale,
-                2.0,
-            )
+            _place_kingdom(rng, sheet, other_squares, other_present, None, to_canvas @ place, 2.0)
 
-    _place_kingdom(
-        rng,
-        canvas,
-        shadow,
-        squares,
-        present,
-        castle,
-        start,
-        pitch,
-        side_shift,
-        shadow_shift,
-        scale,
-        rng.uniform(0.5, 3.0),
-    )
+    _place_kingdom(rng, sheet, squares, present, castle, start, rng.uniform(0.5, 3.0))
     if castle is not None and rng.random() < 0.5:
         centre = np.array([castle[1], castle[0]]) * pitch + SQUARE_PX / 2 + gap / 2 - half - lo
         _draw_castle_model(rng, canvas, centre, -towards_camera, scale)
