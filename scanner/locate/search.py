@@ -37,7 +37,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound
-from scanner.locate.regions import blob_outlines, unlike_table_mask
+from scanner.locate.regions import blob_outlines, lattice_in_outline, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
 
@@ -285,8 +285,9 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
 
 def regions(view: View) -> list[Found]:
     """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
-    central first; the list ends at the first accepted one. Each outline is tried as every grid size,
-    its lattice refined on the coarse copy's seams and judged there."""
+    central first; the list ends at the first accepted one. In each outline the lattice of every grid size
+    is fitted (scanner.locate.regions.lattice_in_outline), refined on the coarse copy's seams and judged
+    there."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -301,14 +302,17 @@ def regions(view: View) -> list[Found]:
     outlines = blob_outlines(mask, min_side, settings.regions)
     view._add("locate.regions", start)
     results = []
+    to_work = np.diag([scale, scale, 1.0])
     for quad in outlines:
-        corners = quad / factor
+        corners = (
+            quad / factor / scale
+        )  # view pixels: the lattice is fitted in the outline at full resolution
         sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
         tried = [
             judged(
                 work,
                 gray,
-                frame_homography(corners, size),
+                to_work @ lattice_in_outline(view.gray, corners, size),
                 size,
                 NO_OTHERS,
                 view,
