@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate.border import table_lab
+from scanner.locate.border import nearest_distance, table_lab
 from scanner.locate.settings import LocatorSettings
 
 OUTLINE_PX = 160  # rectified side of a blob's outline when the lattice is fitted in it
@@ -23,8 +23,7 @@ def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSet
     """uint8 mask of a small copy's pixels unlike every table colour, closed over seams and dark
     squares and with holes filled (a kingdom's blob is solid)."""
     lab = table_lab(small)
-    distance = np.linalg.norm(lab.reshape(-1, 1, 3) - table[None], axis=2).min(axis=1)
-    distance = cv2.blur(distance.reshape(lab.shape[:2]), (3, 3))
+    distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # a plain table is all alike: Otsu would split its noise, so the threshold is never below a colour step
