@@ -19,6 +19,16 @@ def table_lab(image: np.ndarray) -> np.ndarray:
     return lab * np.float32([0.5, 1, 1])
 
 
+def nearest_distance(lab: np.ndarray, colours: np.ndarray) -> np.ndarray:
+    """Each pixel's distance (table-Lab, float32, the image's shape) to the nearest of ``colours``: one
+    colour at a time (a pixels × colours × channels array costs ten times as much)."""
+    nearest = None
+    for colour in np.asarray(colours, np.float32):
+        squared = ((lab - colour) ** 2).sum(axis=2)
+        nearest = squared if nearest is None else np.minimum(nearest, squared)
+    return np.sqrt(nearest)
+
+
 def table_copy(work: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     """The copy the table's colours are taken on."""
     factor = settings.table_side / max(work.shape[:2])
@@ -65,8 +75,7 @@ def unlike_table(work: np.ndarray, segs: np.ndarray, settings: LocatorSettings) 
     lab = table_lab(table_copy(work, settings))
     pixels = np.concatenate([strip.reshape(-1, 3) for strip in border_strips(lab, settings)])
     colours = table_colours(pixels, settings)
-    distance = np.linalg.norm(lab.reshape(-1, 1, 3) - colours[None], axis=2).min(axis=1)
-    distance = cv2.blur(distance.reshape(lab.shape[:2]), (7, 7))
+    distance = cv2.blur(nearest_distance(lab, colours), (7, 7))
     _, unlike = cv2.threshold(
         np.clip(4 * distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU
     )

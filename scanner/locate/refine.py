@@ -12,6 +12,10 @@ import numpy as np
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 REFINE_CELL_PX = DEFAULT_SETTINGS.refine_cell_px
+SMEAR_SLACK = 0.06  # squares: correlation lengths of sharp artwork differ by up to this between the axes
+SMEAR_SPAN = 0.1  # squares of excess beyond the slack over which a family's weight falls to its least
+SMEARED = 0.5  # a family of lines this little sharp is not refined (nothing to move onto)
+MIN_SHARPNESS = 0.25  # the least weight of a family of lines: its seams still count, a quarter as much
 
 
 def refine(
@@ -35,6 +39,12 @@ def refine(
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
     fitted_h = _fit_lines(gy, bases, offsets, n, cell)
     fitted_v = _fit_lines(gx.T, bases, offsets, n, cell)[:, [1, 0, 2]]  # fitted as rows, then transposed
+    # a family of lines whose seams the blur smeared away has nothing to move onto: it stays
+    sharp_h, sharp_v = axis_sharpness(rect, n, cell)
+    if sharp_h < SMEARED:
+        fitted_h = np.c_[np.zeros(n + 1), np.ones(n + 1), -bases]
+    if sharp_v < SMEARED:
+        fitted_v = np.c_[np.ones(n + 1), np.zeros(n + 1), -bases]
     if keep_outline:
         outer = [0, n]
         fitted_h[outer] = np.c_[[0.0, 0.0], [1.0, 1.0], -bases[outer]]
@@ -53,29 +63,77 @@ def refine(
 
 
 def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only: bool = False) -> float:
-    """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge.
+    """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge, each
+    family of lines weighed by how sharp the frame's squares are across it (``axis_sharpness``): a
+    shaking hand smears the seams across its motion away, and those sides cannot be asked to show one.
 
     ``inner_only``: count the inner lines only (a cropped board's outline is the photo's edge).
     """
     lines = np.arange(1, n) if inner_only else np.arange(n + 1)
-    across, along = side_hits(gray, grid_to_work, n, lines)
-    return int(across.sum() + along.sum()) / (2 * n * len(lines))
+    rect = _rectified(gray, grid_to_work, n)
+    across, along = side_hits(gray, grid_to_work, n, lines, rect)
+    weight_across, weight_along = axis_sharpness(rect, n)
+    hits = weight_across * across.mean() + weight_along * along.mean()
+    return float(hits / (weight_across + weight_along))
+
+
+def axis_sharpness(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tuple[float, float]:
+    """How sharply the frame's squares show across its rows' lines and across its columns' lines (1:
+    sharp), on the frame's rectified view (``cell`` pixels per square, half a square around). Printed
+    artwork is alike in every direction, and motion blur lengthens its autocorrelation along the motion:
+    the excess of one axis's correlation length over the other's, in squares, beyond what artwork varies
+    by (``SMEAR_SLACK``), lowers that axis's weight, to at least ``MIN_SHARPNESS``."""
+    step = max(1, cell // REFINE_CELL_PX)  # a finer view is measured at the usual resolution
+    squares = rect[cell // 2 : cell // 2 + n * cell : step, cell // 2 : cell // 2 + n * cell : step]
+    cell //= step
+    detail = squares - cv2.GaussianBlur(squares, (0, 0), cell / 4)  # the artwork's texture, not its colours
+    down, across = _correlation_length(detail.T), _correlation_length(detail)  # along y, along x
+
+    def weight(excess: float) -> float:
+        return float(np.clip(1 - (excess / cell - SMEAR_SLACK) / SMEAR_SPAN, MIN_SHARPNESS, 1.0))
+
+    # rows' lines are seen by gradients along y: a length along y (blur up and down) hides them
+    return weight(down - across), weight(across - down)
+
+
+def _correlation_length(image: np.ndarray) -> float:
+    """Lag (pixels along the rows, interpolated) at which the image's autocorrelation falls to a half."""
+    image = image - image.mean()
+    width = image.shape[1]
+    energy = float((image * image).mean()) + 1e-6
+    previous = 1.0
+    for lag in range(1, width // 4):
+        value = float((image[:, : width - lag] * image[:, lag:]).mean()) / energy
+        if value < 0.5:
+            return lag - 1 + (previous - 0.5) / max(previous - value, 1e-6)
+        previous = value
+    return float(width // 4)
+
+
+def _rectified(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> np.ndarray:
+    """The frame and half a square around it, ``REFINE_CELL_PX`` pixels per square (float32)."""
+    cell = REFINE_CELL_PX  # the seams are looked for at the resolution the frame was refined at
+    side = (n + 1) * cell
+    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
+    return cv2.warpPerspective(
+        gray, to_rect @ np.linalg.inv(grid_to_work), (side, side), borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
 
 
 def side_hits(
-    gray: np.ndarray, grid_to_work: np.ndarray, n: int, lines: np.ndarray | None = None
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    lines: np.ndarray | None = None,
+    rect: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which sides of the lattice lie on a seam: (rows' lines × columns, columns' lines × rows) booleans.
 
     Entry [k, j] of the first array: horizontal line ``lines[k]`` over column j; of the second: vertical
-    line ``lines[k]`` over row j (``lines``: all n + 1 by default).
+    line ``lines[k]`` over row j (``lines``: all n + 1 by default; ``rect``: ``_rectified`` if made already).
     """
-    cell = REFINE_CELL_PX  # the seams are looked for at the resolution the frame was refined at
-    side = (n + 1) * cell
-    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
-    rect = cv2.warpPerspective(
-        gray, to_rect @ np.linalg.inv(grid_to_work), (side, side), borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float32)
+    cell = REFINE_CELL_PX
+    rect = _rectified(gray, grid_to_work, n) if rect is None else rect
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
     lines = np.arange(n + 1) if lines is None else lines

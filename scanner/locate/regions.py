@@ -11,16 +11,19 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate.border import table_lab
+from scanner.locate.border import nearest_distance, table_lab
 from scanner.locate.settings import LocatorSettings
+
+OUTLINE_PX = 160  # rectified side of a blob's outline when the lattice is fitted in it
+OUTLINE_MARGIN = 0.3  # of the outline's side, looked at around it (a blob misses dark squares)
+COMB_PITCH = (0.75, 1.35)  # pitches tried, of the outline's side over N (the blob may miss a row)
 
 
 def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     """uint8 mask of a small copy's pixels unlike every table colour, closed over seams and dark
     squares and with holes filled (a kingdom's blob is solid)."""
     lab = table_lab(small)
-    distance = np.linalg.norm(lab.reshape(-1, 1, 3) - table[None], axis=2).min(axis=1)
-    distance = cv2.blur(distance.reshape(lab.shape[:2]), (3, 3))
+    distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # a plain table is all alike: Otsu would split its noise, so the threshold is never below a colour step
@@ -36,22 +39,26 @@ def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSet
 
 
 def blob_outlines(mask: np.ndarray, min_side: float, count: int) -> list[np.ndarray]:
-    """Up to ``count`` quadrilaterals (4, 2; TL, TR, BR, BL around their middle) of the mask's blobs at
-    least ``min_side`` pixels across and not touching the copy's edge, the most central first."""
+    """Quadrilaterals (4, 2; TL, TR, BR, BL around their middle) of up to ``count`` of the mask's blobs at
+    least ``min_side`` pixels across and not touching the copy's edge, the most central blob first. Each
+    blob gives two: its hull simplified to four corners (right under perspective) and its minimum-area
+    rectangle (right when the blob misses a corner of the kingdom: a dark square, the castle)."""
     height, width = mask.shape
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    outlines = []
+    blobs = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
         if min(w, h) < min_side or x <= 0 or y <= 0 or x + w >= width or y + h >= height:
             continue  # too small to hold a readable kingdom, or cut by the photo's edge (a neighbour's)
-        quad = quadrilateral(cv2.convexHull(contour).reshape(-1, 2).astype(np.float64))
+        hull = cv2.convexHull(contour).reshape(-1, 2).astype(np.float64)
+        quad = quadrilateral(hull)
         # a blob much less than its quadrilateral is no kingdom's outline (a cable, a hand, a shadow)
         if cv2.contourArea(contour) >= 0.6 * cv2.contourArea(np.float32(quad)):
-            outlines.append(quad)
+            box = frame_order(cv2.boxPoints(cv2.minAreaRect(np.float32(hull))).astype(np.float64))
+            blobs.append([quad, box])
     middle = np.array([width / 2, height / 2])
-    outlines.sort(key=lambda quad: float(np.linalg.norm(quad.mean(axis=0) - middle)))
-    return outlines[:count]
+    blobs.sort(key=lambda shapes: float(np.linalg.norm(shapes[0].mean(axis=0) - middle)))
+    return [shape for shapes in blobs[:count] for shape in shapes]
 
 
 def quadrilateral(hull: np.ndarray) -> np.ndarray:
@@ -78,3 +85,59 @@ def frame_order(corners: np.ndarray) -> np.ndarray:
     ordered = corners[np.argsort(angles)]
     first = int(np.argmin(ordered.sum(axis=1)))
     return np.roll(ordered, -first, axis=0)
+
+
+def lattice_in_outline(gray: np.ndarray, outline: np.ndarray, size: int) -> np.ndarray:
+    """The grid -> image homography of the N×N lattice a blob's outline (4, 2; image pixels) holds.
+
+    A blob's outline is only roughly the kingdom's (dark squares join the table, a small copy is coarse),
+    so the lattice is fitted inside it: the outline and a margin around it rectified, the gradients across
+    each axis summed along it into a profile, and on each axis the comb of N + 1 lines (pitch and phase)
+    whose lines sit on the profile's peaks more than its cells' middles do. Blur spares the kingdom's
+    outer edges (a smeared step still peaks where it was), so a comb fits an axis whose inner seams are
+    gone too."""
+    side = OUTLINE_PX
+    margin = OUTLINE_MARGIN * side
+    to_rect = cv2.getPerspectiveTransform(
+        np.float32(outline),
+        np.float32(
+            [
+                [margin, margin],
+                [margin + side, margin],
+                [margin + side, margin + side],
+                [margin, margin + side],
+            ]
+        ),
+    )
+    extent = round(side + 2 * margin)
+    rect = cv2.warpPerspective(gray, to_rect, (extent, extent), borderMode=cv2.BORDER_REPLICATE)
+    rect = rect.astype(np.float32)
+    inner = slice(round(margin), round(margin + side))
+    rows = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))[:, inner].mean(axis=1)
+    cols = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))[inner, :].mean(axis=0)
+    pitch_y, phase_y = _comb(cv2.GaussianBlur(rows.reshape(-1, 1), (1, 0), 1.5).ravel(), size, side)
+    pitch_x, phase_x = _comb(cv2.GaussianBlur(cols.reshape(-1, 1), (1, 0), 1.5).ravel(), size, side)
+    grid_to_rect = np.array([[pitch_x, 0, phase_x], [0, pitch_y, phase_y], [0, 0, 1.0]])
+    return np.linalg.inv(to_rect) @ grid_to_rect
+
+
+def _comb(profile: np.ndarray, size: int, side: float) -> tuple[float, float]:
+    """(pitch, phase) of the N + 1 evenly spaced lines on a profile's peaks: the most contrast between
+    the profile at the lines and at the middles between them, lines within the profile."""
+    pitches = np.arange(COMB_PITCH[0] * side / size, COMB_PITCH[1] * side / size, 0.5)
+    spans = pitches * size
+    best = (-np.inf, side / size, 0.0)
+    positions = np.arange(len(profile), dtype=float)
+    for pitch, span in zip(pitches, spans, strict=True):
+        phases = np.arange(0.0, len(profile) - 1 - span, 1.0)
+        if not len(phases):
+            continue
+        lines = phases[:, None] + pitch * np.arange(size + 1)
+        middles = phases[:, None] + pitch * (np.arange(size) + 0.5)
+        score = np.interp(lines, positions, profile).mean(axis=1) - np.interp(
+            middles, positions, profile
+        ).mean(axis=1)
+        k = int(np.argmax(score))
+        if score[k] > best[0]:
+            best = (float(score[k]), float(pitch), float(phases[k]))
+    return best[1], best[2]

@@ -37,7 +37,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound
-from scanner.locate.regions import blob_outlines, unlike_table_mask
+from scanner.locate.regions import blob_outlines, lattice_in_outline, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
 
@@ -285,8 +285,9 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
 
 def regions(view: View) -> list[Found]:
     """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
-    central first; the list ends at the first accepted one. Each outline is tried as every grid size,
-    its lattice refined on the coarse copy's seams and judged there."""
+    central first; the list ends at the first accepted one. In each outline the lattice of every grid size
+    is fitted (scanner.locate.regions.lattice_in_outline), refined on the seams and judged, on the coarse
+    copy when its squares are large enough there (``coarse_min_square_px``), else on the view itself."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -301,24 +302,29 @@ def regions(view: View) -> list[Found]:
     outlines = blob_outlines(mask, min_side, settings.regions)
     view._add("locate.regions", start)
     results = []
+    sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
     for quad in outlines:
-        corners = quad / factor
-        sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
+        corners = (
+            quad / factor / scale
+        )  # view pixels: the lattice is fitted in the outline at full resolution
+        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
+        small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
+        on = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
         tried = [
             judged(
-                work,
-                gray,
-                frame_homography(corners, size),
+                on[0],
+                on[1],
+                np.diag([on[2], on[2], 1.0]) @ lattice_in_outline(view.gray, corners, size),
                 size,
                 NO_OTHERS,
                 view,
-                scale,
+                on[2],
                 settings.min_seam_support,
             )
             for size in sizes
         ]
         best = max(tried, key=lambda f: (f.verdict.accepted, f.verdict.seam_support))
-        results.append(_on_view(view, best, scale))
+        results.append(_on_view(view, best, on[2]))
         if best.verdict.accepted:
             break
     return results

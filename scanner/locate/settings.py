@@ -64,7 +64,7 @@ class LocatorSettings:
     # --- the judge: what a candidate frame must show to be a kingdom
     min_seam_support: float = 0.5  # share of the lattice's sides on a seam (whole-photo lattices)
     min_window_seam_support: float = 0.6  # the same for a lattice found in a window (it sees less)
-    min_aspect: float = 0.65  # shorter / longer pair of frame sides: more is a view from above 45° or less
+    min_aspect: float = 0.55  # shorter / longer pair of frame sides: more is a view from above 55° or less
     min_square_px: float = 20  # smaller squares (in the photo) cannot be read reliably
     texture_gradient: float = 1.5  # median gradient inside a square above which it shows printed artwork
     min_textured: float = 0.2  # share of the squares with artwork a kingdom shows at least
