@@ -105,24 +105,36 @@ def judge_geometry(
     settings: LocatorSettings,
     min_support: float,
     support: float | None = None,
+    placement: Placement | None = None,
 ) -> Verdict:
     """The cheap terms: seams, aspect, inside the image, square size (``scale``: work px per photo px).
 
-    ``support``: the seam support when the caller measured it already (a cropped board's inner lines)."""
+    ``support``: the seam support when the caller measured it already (a cropped board's inner lines);
+    ``placement``: the frame's placement on its lattice, whose evidence stands in for faint seams."""
     support = seam_support(gray, grid_to_work, n) if support is None else support
-    verdict = Verdict(seam_support=support, min_support=min_support)
+    verdict = Verdict(seam_support=support, min_support=min_support, placement=placement)
     corners = frame_corners(grid_to_work, n)
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
     pairs = (sides[0] + sides[2], sides[1] + sides[3])
     verdict.aspect = float(min(pairs) / max(max(pairs), 1e-9))
     verdict.square_px = square_px(corners / scale, n)
-    if support < min_support or verdict.aspect < settings.min_aspect:
+    if support < needed_support(min_support, placement, settings) or verdict.aspect < settings.min_aspect:
         verdict.refusal = NoGridFound()
     elif beyond_image(corners, n, gray.shape):
         verdict.refusal = CutOff()
     elif verdict.square_px < settings.min_square_px:
         verdict.refusal = TooSmall(verdict.square_px, settings.min_square_px)
     return verdict
+
+
+def needed_support(min_support: float, placement: Placement | None, settings: LocatorSettings) -> float:
+    """The seam support a frame needs: less when its squares are artwork unlike the table around it and no
+    tile lies just outside (dark tiles of one terrain side by side show faint seams; a mat's cells do not
+    pass as artwork). A frame accepted on that credit is below ``min_support`` and so said to be unsure."""
+    if placement is None or placement.artwork_outside > settings.max_artwork_outside:
+        return min_support
+    kingdom = min(max(placement.score / placement.size**2, 0.0), 1.0)
+    return min_support - settings.placement_seam_credit * kingdom
 
 
 def beyond_image(corners: np.ndarray, size: int, shape: tuple[int, ...]) -> bool:
