@@ -93,7 +93,7 @@ class Verdict:
         margin = (placement.score - placement.runner_up) / placement.size
         return (
             margin < settings.unsure_placement_margin
-            or placement.artwork_outside > settings.max_artwork_outside
+            or placement.artwork_outside > settings.unsure_artwork_outside
         )
 
 
