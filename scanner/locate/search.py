@@ -375,11 +375,15 @@ def lattice_search(
 
 def table_lattice(verdict: Verdict, settings: LocatorSettings) -> bool:
     """Whether a judged frame lies on the table's lattice rather than the kingdom's: its squares are the
-    table's (plain, or its pattern), or the placement sees tiles just outside every window of it."""
+    table's (plain, or its pattern), or the placement sees tiles just outside every window of it, or
+    squares like the table around it in the best one."""
     if isinstance(verdict.refusal, (OnlyTablePattern, PlainSquares)):
         return True
     placement = verdict.placement
-    return placement is not None and placement.artwork_outside > settings.max_artwork_outside
+    return placement is not None and (
+        placement.artwork_outside > settings.max_artwork_outside
+        or placement.table_share >= settings.table_lattice_share
+    )
 
 
 def better(one: Verdict, other: Verdict, settings: LocatorSettings) -> bool:
