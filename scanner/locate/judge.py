@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.geometry import frame_corners, square_px
+from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.locate.border import border_colours, table_lab
 from scanner.locate.placement import Placement
 from scanner.locate.refine import seam_support
@@ -120,11 +120,19 @@ def judge_geometry(
     verdict.square_px = square_px(corners / scale, n)
     if support < needed_support(min_support, placement, settings) or verdict.aspect < settings.min_aspect:
         verdict.refusal = NoGridFound()
+    elif middle_seams(gray, grid_to_work, n) > settings.max_middle_seams * support:
+        verdict.refusal = NoGridFound()  # seams across the squares: a finer lattice, or half a square off
     elif beyond_image(corners, n, gray.shape):
         verdict.refusal = CutOff()
     elif verdict.square_px < settings.min_square_px:
         verdict.refusal = TooSmall(verdict.square_px, settings.min_square_px)
     return verdict
+
+
+def middle_seams(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:
+    """The seam support of the lines through the squares' middles: a tile shows no straight seam across its
+    middle, while a frame half a square off the kingdom, or over a mat's finer lattice, does."""
+    return seam_support(gray, moved_frame(grid_to_work, 0.5, 0.5), n - 1)
 
 
 def needed_support(min_support: float, placement: Placement | None, settings: LocatorSettings) -> float:

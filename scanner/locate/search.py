@@ -360,7 +360,7 @@ def lattice_search(
         return Found(np.eye(3), 0, NO_OTHERS, Verdict(refusal=NoGridFound()))  # size 0: no lattice
     grid_to_work, size, others = lattice
     found = judged(work, gray, grid_to_work, size, others, view, scale, min_support)
-    if not table_lattice(found.verdict, settings):
+    if focus != CENTRAL or not table_lattice(found.verdict, settings):
         return found
     # the lattice is the table's own (a mat, a printed grid): the kingdom's is looked for without its lines
     start = time.perf_counter()

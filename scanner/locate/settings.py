@@ -77,6 +77,7 @@ class LocatorSettings:
     repeat_distance: float = 8.0  # a table check: mean colour this near its 2×2 repeat's
     check_contrast: float = 15.0  # a table check: unlike each square beside it by more than this
     max_table_pattern: float = 0.3  # a frame with this share of table checks is the table's pattern
+    max_middle_seams: float = 0.45  # seams through the squares' middles, of those on its lines: not tiles
     unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
     placement_seam_credit: float = 0.2  # seam support a frame of artwork squares only (placement) may lack
 

@@ -10,8 +10,9 @@ import pytest
 
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
-from scanner.locate.judge import needed_support
+from scanner.locate.judge import middle_seams, needed_support
 from scanner.locate.placement import Placement, fit_outline, place
+from scanner.locate.refine import seam_support
 from scanner.locate.search import on_lattice
 
 pytestmark = pytest.mark.slow
@@ -140,3 +141,12 @@ def test_artwork_inside_and_table_around_stand_in_for_faint_seams() -> None:
     # a frame accepted on that credit is said to be unsure
     faint = Verdict(seam_support=0.45, min_support=0.5, placement=clean)
     assert faint.unsure(SETTINGS)
+
+
+def test_seams_across_the_squares_middles_tell_a_frame_half_a_square_off(on_mat) -> None:
+    photo, pitch = on_mat
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    on_kingdom = _frame(5, 3, 5, pitch)
+    assert middle_seams(gray, on_kingdom, 5) < SETTINGS.max_middle_seams * seam_support(gray, on_kingdom, 5)
+    half_off = frame_homography(np.float64([[5.5, 3.5], [10.5, 3.5], [10.5, 8.5], [5.5, 8.5]]) * pitch, 5)
+    assert middle_seams(gray, half_off, 5) > SETTINGS.max_middle_seams * seam_support(gray, half_off, 5)
