@@ -1,7 +1,8 @@
 """The one judge of a candidate frame: does it show a Kingdomino kingdom?
 
 Every candidate, whichever attempt produced it, is judged on the same evidence:
-- seams on the lattice: the share of the frame's sides lying on a seam (``seam_support``);
+- seams on the lattice: the share of the frame's sides lying on a seam (``seam_support``; less is needed
+  when the placement shows artwork inside and table around), and few across the squares' middles;
 - a view from above: the frame's shorter pair of sides against the longer (``aspect``);
 - seen whole and large enough: the frame inside the photo, squares at least ``min_square_px``;
 - printed artwork unlike the table: the share of squares whose middle is textured (not plain cells of a

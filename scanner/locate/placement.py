@@ -10,9 +10,10 @@ several of the cells of that window's own ring (the table around it). A window's
 cells unlike its ring, less those like it: the kingdom is the N×N window of the lattice, 5×5 or 7×7,
 with artwork on its squares and the table just around them.
 
-The same measure serves the judge (a frame whose squares are mostly like its surroundings is the table's
-own pattern) and the frame's honesty (a runner-up window nearly as good, or artwork just outside the
-frame, means the frame may be misplaced).
+Finer than a square, the same contrast places the frame's outline: each side moves onto the edge where
+the artwork stops and the table begins (``fit_outline``). The same measure serves the judge (a frame
+whose squares are mostly like its surroundings is the table's own pattern) and the frame's honesty (a
+runner-up window nearly as good, or artwork just outside the frame, means the frame may be misplaced).
 """
 
 from __future__ import annotations
