@@ -87,7 +87,7 @@ class LocatorSettings:
     min_ring_cells: int = 8  # ring cells in the photo needed to say what the table looks like
     max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
     max_table_share: float = 0.4  # a frame with this share of squares like its ring is the table's pattern
-    unsure_placement_margin: float = 0.3  # another window within this (score per side) makes a frame unsure
+    unsure_placement_margin: float = 1.0  # another window within this (score per side) makes a frame unsure
     max_artwork_outside: int = 2  # more tiles than this just outside a frame: it is on the table's lattice
     table_lattice_share: float = 0.2  # squares like the ring from this share: maybe the table's lattice too
     unsure_artwork_outside: int = 4  # more tiles than this just outside the chosen frame make it unsure
