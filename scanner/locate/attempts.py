@@ -41,7 +41,7 @@ from scanner.geometry import (
 from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
-from scanner.locate.placement import placed_frame
+from scanner.locate.placement import fit_outline, placed_frame
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -439,6 +439,13 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         if grown is not None:
             homography, size = to_here @ grown, 7
         view.timings["locate.grow"] = time.perf_counter() - start
+    placement = verdict.placement
+    grown_or_alone = placement is not None and (
+        size > placement.size or placement.artwork_outside <= settings.max_artwork_outside
+    )
+    if grown_or_alone:
+        # table all around the kingdom (a 5×5 grown to 7×7 had its ring of tiles): sides on the artwork's edge
+        homography = fit_outline(view.image, homography, size, settings)
     corners = upright_corners(snap_to_image(frame_corners(homography, size), size, view.shape))
     if not np.isfinite(corners).all():
         raise _refusal(search)

@@ -1,7 +1,8 @@
 """The one judge of a candidate frame: does it show a Kingdomino kingdom?
 
 Every candidate, whichever attempt produced it, is judged on the same evidence:
-- seams on the lattice: the share of the frame's sides lying on a seam (``seam_support``);
+- seams on the lattice: the share of the frame's sides lying on a seam (``seam_support``; less is needed
+  when the placement shows artwork inside and table around), and few across the squares' middles;
 - a view from above: the frame's shorter pair of sides against the longer (``aspect``);
 - seen whole and large enough: the frame inside the photo, squares at least ``min_square_px``;
 - printed artwork unlike the table: the share of squares whose middle is textured (not plain cells of a
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.geometry import frame_corners, square_px
+from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.locate.border import border_colours, table_lab
 from scanner.locate.placement import Placement
 from scanner.locate.refine import seam_support
@@ -93,7 +94,7 @@ class Verdict:
         margin = (placement.score - placement.runner_up) / placement.size
         return (
             margin < settings.unsure_placement_margin
-            or placement.artwork_outside > settings.max_artwork_outside
+            or placement.artwork_outside > settings.unsure_artwork_outside
         )
 
 
@@ -105,24 +106,44 @@ def judge_geometry(
     settings: LocatorSettings,
     min_support: float,
     support: float | None = None,
+    placement: Placement | None = None,
 ) -> Verdict:
     """The cheap terms: seams, aspect, inside the image, square size (``scale``: work px per photo px).
 
-    ``support``: the seam support when the caller measured it already (a cropped board's inner lines)."""
+    ``support``: the seam support when the caller measured it already (a cropped board's inner lines);
+    ``placement``: the frame's placement on its lattice, whose evidence stands in for faint seams."""
     support = seam_support(gray, grid_to_work, n) if support is None else support
-    verdict = Verdict(seam_support=support, min_support=min_support)
+    verdict = Verdict(seam_support=support, min_support=min_support, placement=placement)
     corners = frame_corners(grid_to_work, n)
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
     pairs = (sides[0] + sides[2], sides[1] + sides[3])
     verdict.aspect = float(min(pairs) / max(max(pairs), 1e-9))
     verdict.square_px = square_px(corners / scale, n)
-    if support < min_support or verdict.aspect < settings.min_aspect:
+    if support < needed_support(min_support, placement, settings) or verdict.aspect < settings.min_aspect:
         verdict.refusal = NoGridFound()
+    elif middle_seams(gray, grid_to_work, n) > settings.max_middle_seams * support:
+        verdict.refusal = NoGridFound()  # seams across the squares: a finer lattice, or half a square off
     elif beyond_image(corners, n, gray.shape):
         verdict.refusal = CutOff()
     elif verdict.square_px < settings.min_square_px:
         verdict.refusal = TooSmall(verdict.square_px, settings.min_square_px)
     return verdict
+
+
+def middle_seams(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:
+    """The seam support of the lines through the squares' middles: a tile shows no straight seam across its
+    middle, while a frame half a square off the kingdom, or over a mat's finer lattice, does."""
+    return seam_support(gray, moved_frame(grid_to_work, 0.5, 0.5), n - 1)
+
+
+def needed_support(min_support: float, placement: Placement | None, settings: LocatorSettings) -> float:
+    """The seam support a frame needs: less when its squares are artwork unlike the table around it and no
+    tile lies just outside (dark tiles of one terrain side by side show faint seams; a mat's cells do not
+    pass as artwork). A frame accepted on that credit is below ``min_support`` and so said to be unsure."""
+    if placement is None or placement.artwork_outside > settings.max_artwork_outside:
+        return min_support
+    kingdom = min(max(placement.score / placement.size**2, 0.0), 1.0)
+    return min_support - settings.placement_seam_credit * kingdom
 
 
 def beyond_image(corners: np.ndarray, size: int, shape: tuple[int, ...]) -> bool:

@@ -10,9 +10,10 @@ several of the cells of that window's own ring (the table around it). A window's
 cells unlike its ring, less those like it: the kingdom is the N×N window of the lattice, 5×5 or 7×7,
 with artwork on its squares and the table just around them.
 
-The same measure serves the judge (a frame whose squares are mostly like its surroundings is the table's
-own pattern) and the frame's honesty (a runner-up window nearly as good, or artwork just outside the
-frame, means the frame may be misplaced).
+Finer than a square, the same contrast places the frame's outline: each side moves onto the edge where
+the artwork stops and the table begins (``fit_outline``). The same measure serves the judge (a frame
+whose squares are mostly like its surroundings is the table's own pattern) and the frame's honesty (a
+runner-up window nearly as good, or artwork just outside the frame, means the frame may be misplaced).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import cv2
 import numpy as np
 
 from kingdomino.board import GRID_SIZES
-from scanner.geometry import apply_homography, moved_frame
+from scanner.geometry import apply_homography, frame_homography, moved_frame
 from scanner.locate.border import table_lab
 from scanner.locate.refine import refine
 from scanner.locate.settings import LocatorSettings
@@ -174,3 +175,49 @@ def placed_frame(
     if again.moved or again.size != placement.size:
         return moved_frame(refitted, again.rows, again.cols), again.size, again
     return refitted, again.size, again
+
+
+def fit_outline(
+    image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: LocatorSettings
+) -> np.ndarray:
+    """The frame's four sides moved (less than half a square) onto the edge where the artwork stops and the
+    table begins: a mat's or a cloth's lines beside the kingdom pull the seam fit out of phase with it.
+
+    Each side's profile across it is the share of pixels unlike the table (the colours of the outer half of
+    the ring around the frame); a side moves to the sharpest step of that profile, and only when the step
+    is clear (``outline_step``)."""
+    cell = CELL_PX
+    side = (n + 2) * cell
+    to_rect = np.array([[cell, 0, cell], [0, cell, cell], [0, 0, 1.0]]) @ np.linalg.inv(grid_to_image)
+    rect = cv2.warpPerspective(
+        image, to_rect, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT
+    )
+    lab = table_lab(rect)
+    band = np.ones((side, side), bool)
+    band[cell // 2 : -cell // 2, cell // 2 : -cell // 2] = False  # the outer half of the ring
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    cv2.setRNGSeed(0)
+    _, _, colours = cv2.kmeans(np.ascontiguousarray(lab[band]), 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+    unlike = np.linalg.norm(lab[:, :, None] - colours, axis=3).min(axis=2) > settings.ring_distance
+    reach = int(settings.outline_reach * cell)
+    width = max(2, cell // 3)
+    span = slice(cell + cell // 2, side - cell - cell // 2)  # along the side, its corners left out
+    # profiles from outside in: top, left, bottom, right
+    profiles = [
+        unlike[:, span].mean(axis=1),
+        unlike[span, :].mean(axis=0),
+        unlike[::-1, span].mean(axis=1),
+        unlike[span, ::-1].mean(axis=0),
+    ]
+    moves = []
+    for profile in profiles:
+        best, move = settings.outline_step, 0
+        for shift in range(-reach, reach + 1):
+            at = cell + shift  # the side's line, from the outside
+            step = profile[at : at + width].mean() - profile[at - width : at].mean()
+            if step > best + 1e-9 or (abs(step - best) < 1e-9 and abs(shift) < abs(move)):
+                best, move = step, shift
+        moves.append(move / cell)
+    top, left, bottom, right = moves
+    corners = [[left, top], [n - right, top], [n - right, n - bottom], [left, n - bottom]]
+    return grid_to_image @ frame_homography(np.array(corners), n)

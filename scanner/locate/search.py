@@ -32,11 +32,11 @@ from scanner.geometry import (
     square_px,
 )
 from scanner.locate.border import border_colours, colourful_patches, unlike_table
-from scanner.locate.judge import Verdict, judge_content, judge_geometry
+from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support
 from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import placed_frame
 from scanner.locate.refine import refine, seam_support
-from scanner.locate.refusals import NoGridFound
+from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
@@ -189,7 +189,7 @@ def confirm(view: View, found: Found) -> Found:
     homography = refine(view.gray, found.homography, found.size, settings.refine_cell_px)
     support = seam_support(view.gray, homography, found.size)
     verdict = Verdict(**{**found.verdict.__dict__, "seam_support": support})
-    if support < settings.min_seam_support:
+    if support < needed_support(settings.min_seam_support, verdict.placement, settings):
         verdict.refusal = NoGridFound()
     else:
         for _ in range(settings.fine_passes):
@@ -365,7 +365,52 @@ def lattice_search(
     if lattice is None:
         return Found(np.eye(3), 0, NO_OTHERS, Verdict(refusal=NoGridFound()))  # size 0: no lattice
     grid_to_work, size, others = lattice
-    return judged(work, gray, grid_to_work, size, others, view, scale, min_support)
+    found = judged(work, gray, grid_to_work, size, others, view, scale, min_support)
+    if focus != CENTRAL or not table_lattice(found.verdict, settings):
+        return found
+    # the lattice is the table's own (a mat, a printed grid): the kingdom's is looked for without its lines
+    start = time.perf_counter()
+    rest = segs[~on_lattice(segs, found.homography, settings.lattice_angle)]
+    lattice = find_lattice(rest, gray.shape, view.grid, settings.direction_peaks, focus, tiles)
+    view._add("locate.lattice", start)
+    if lattice is None:
+        return found
+    other = judged(work, gray, *lattice, view, scale, min_support)
+    return other if better(other.verdict, found.verdict, settings) else found
+
+
+def table_lattice(verdict: Verdict, settings: LocatorSettings) -> bool:
+    """Whether a judged frame lies on the table's lattice rather than the kingdom's: its squares are the
+    table's (plain, or its pattern), or the placement sees tiles just outside every window of it, or
+    squares like the table around it in the best one."""
+    if isinstance(verdict.refusal, (OnlyTablePattern, PlainSquares)):
+        return True
+    placement = verdict.placement
+    return placement is not None and (
+        placement.artwork_outside > settings.max_artwork_outside
+        or placement.table_share >= settings.table_lattice_share
+    )
+
+
+def better(one: Verdict, other: Verdict, settings: LocatorSettings) -> bool:
+    """Whether a frame's verdict beats another's: accepted first, then not on the table's lattice, then
+    the judge's score."""
+
+    def rank(verdict: Verdict) -> tuple:
+        return (verdict.accepted, not table_lattice(verdict, settings), verdict.score)
+
+    return rank(one) > rank(other)
+
+
+def on_lattice(segs: np.ndarray, grid_to_work: np.ndarray, degrees: float) -> np.ndarray:
+    """Which segments (work pixels) run along one of a lattice's two directions, within ``degrees``, in
+    the lattice's own plane (the homography extends the frame's lattice over the whole table)."""
+    to_grid = np.linalg.inv(grid_to_work)
+    ends = apply_homography(to_grid, np.r_[segs[:, :2], segs[:, 2:]])
+    delta = ends[len(segs) :] - ends[: len(segs)]
+    angle = np.degrees(np.arctan2(np.abs(delta[:, 1]), np.abs(delta[:, 0])))
+    aligned = np.minimum(angle, 90 - angle) < degrees
+    return aligned & np.isfinite(angle)
 
 
 def judged(
@@ -399,8 +444,7 @@ def judged(
         inner = seam_support(gray, outline, size, inner_only=True)
         if inner >= min_support:
             grid_to_work, support, is_cropped = outline, inner, True
-    verdict = judge_geometry(gray, grid_to_work, size, scale, settings, min_support, support)
-    verdict.placement = placement
+    verdict = judge_geometry(gray, grid_to_work, size, scale, settings, min_support, support, placement)
     if verdict.accepted:
         fills = view.whole_photo and (is_cropped or photo_frame(grid_to_work, size, gray.shape) is not None)
         table = None if fills or view.grayscale else view.table_colours()

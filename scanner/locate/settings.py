@@ -77,7 +77,9 @@ class LocatorSettings:
     repeat_distance: float = 8.0  # a table check: mean colour this near its 2×2 repeat's
     check_contrast: float = 15.0  # a table check: unlike each square beside it by more than this
     max_table_pattern: float = 0.3  # a frame with this share of table checks is the table's pattern
+    max_middle_seams: float = 0.45  # seams through the squares' middles, of those on its lines: not tiles
     unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
+    placement_seam_credit: float = 0.2  # seam support a frame of artwork squares only (placement) may lack
 
     # --- the placement on the lattice: artwork inside the frame, the table around it (placement.py)
     ring_distance: float = 10.0  # cells this near (Lab, lightness half, and lightness spread) look alike
@@ -86,7 +88,12 @@ class LocatorSettings:
     max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
     max_table_share: float = 0.4  # a frame with this share of squares like its ring is the table's pattern
     unsure_placement_margin: float = 1.0  # another window within this (score per side) makes a frame unsure
-    max_artwork_outside: int = 2  # more tiles than this just outside the frame make it unsure
+    max_artwork_outside: int = 2  # more tiles than this just outside a frame: it is on the table's lattice
+    table_lattice_share: float = 0.2  # squares like the ring from this share: maybe the table's lattice too
+    unsure_artwork_outside: int = 4  # more tiles than this just outside the chosen frame make it unsure
+    outline_reach: float = 0.45  # a frame's side moves at most this (of a square) onto the artwork's edge
+    outline_step: float = 0.35  # ... when the share of pixels unlike the table steps by this across it
+    lattice_angle: float = 3.0  # degrees: segments along a table's lattice, left out to find the kingdom's
 
     # --- growing a 5×5 window to the Mighty Duel 7×7 around it
     grow_screen: float = 0.4  # ring sides on a seam on the extended 5×5 lattice (a quick screen)

@@ -8,9 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.geometry import frame_homography
+from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
-from scanner.locate.placement import Placement, place
+from scanner.locate.judge import middle_seams, needed_support
+from scanner.locate.placement import Placement, fit_outline, place
+from scanner.locate.refine import seam_support
+from scanner.locate.search import on_lattice
 
 pytestmark = pytest.mark.slow
 
@@ -84,8 +87,66 @@ def test_a_frame_with_a_window_nearly_as_good_beside_it_is_unsure() -> None:
     sure.placement = Placement(0, 0, 5, 23.0, 0.0, 10.0, 0)
     assert not sure.unsure(SETTINGS)
     close = Verdict(seam_support=0.9, min_support=0.5)
-    close.placement = Placement(0, 0, 5, 23.0, 0.0, 21.0, 0)
+    close.placement = Placement(0, 0, 5, 23.0, 0.0, 22.5, 0)
     assert close.unsure(SETTINGS)
     tiles_outside = Verdict(seam_support=0.9, min_support=0.5)
-    tiles_outside.placement = Placement(0, 0, 5, 23.0, 0.0, 10.0, SETTINGS.max_artwork_outside + 1)
+    tiles_outside.placement = Placement(0, 0, 5, 23.0, 0.0, 10.0, SETTINGS.unsure_artwork_outside + 1)
     assert tiles_outside.unsure(SETTINGS)
+
+
+def test_a_frame_larger_than_the_kingdom_shrinks_onto_the_edge_of_its_artwork(on_mat) -> None:
+    photo, pitch = on_mat
+    # a fit that took the mat's lines for the kingdom's outline: every side a third of a square out
+    loose = frame_homography(np.float64([[4.7, 2.7], [10.3, 2.7], [10.3, 8.3], [4.7, 8.3]]) * pitch, 5)
+    fitted = frame_corners(fit_outline(photo, loose, 5, SETTINGS), 5)
+    truth = np.float64([[5, 3], [10, 3], [10, 8], [5, 8]]) * pitch
+    assert np.abs(fitted - truth).max() < 0.1 * pitch
+
+
+def test_a_kingdom_turned_on_a_mat_is_framed_not_the_mats_lattice() -> None:
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    side = 500
+    board = cv2.resize(board, (side, side), interpolation=cv2.INTER_AREA)
+    photo = _on_cutting_mat(np.zeros((0, 0, 3), np.uint8), 50, (0, 0))
+    turn = cv2.getRotationMatrix2D((side / 2, side / 2), 25, 1.0)
+    turn[:, 2] += (800 - side / 2, 600 - side / 2)
+    cv2.warpAffine(board, turn, photo.shape[1::-1], photo, borderMode=cv2.BORDER_TRANSPARENT)
+    square = np.float64([[0, 0], [side, 0], [side, side], [0, side]])
+    truth = cv2.transform(square[None], turn)[0]
+    located = locate_kingdom(photo)
+    # the whole photo's lattice is the mat's: searched again without the mat's lines, it is the kingdom's
+    # (no window of the photo needed)
+    assert located.grid_size == 5 and located.found_by in ("fast", "whole"), located.path
+    errors = [np.abs(np.roll(located.corners, -k, axis=0) - truth).max() for k in range(4)]
+    assert min(errors) < 0.25 * side / 5, located.path
+
+
+def test_segments_along_a_lattice_are_told_from_those_across_it() -> None:
+    grid_to_work = frame_homography(np.float64([[100, 100], [600, 100], [600, 600], [100, 600]]), 5)
+    along = [[100, 300, 900, 300], [250, 0, 250, 700]]  # on its rows and columns, beyond the frame too
+    turned = [[100, 100, 500, 300]]  # a kingdom turned on the mat
+    assert on_lattice(np.float64(along + turned), grid_to_work, SETTINGS.lattice_angle).tolist() == [
+        True,
+        True,
+        False,
+    ]
+
+
+def test_artwork_inside_and_table_around_stand_in_for_faint_seams() -> None:
+    clean = Placement(0, 0, 5, 20.0, 0.0, 5.0, 0)
+    assert needed_support(0.5, clean, SETTINGS) < 0.5
+    assert needed_support(0.5, None, SETTINGS) == 0.5
+    tiles_outside = Placement(0, 0, 5, 20.0, 0.0, 5.0, SETTINGS.max_artwork_outside + 1)
+    assert needed_support(0.5, tiles_outside, SETTINGS) == 0.5
+    # a frame accepted on that credit is said to be unsure
+    faint = Verdict(seam_support=0.45, min_support=0.5, placement=clean)
+    assert faint.unsure(SETTINGS)
+
+
+def test_seams_across_the_squares_middles_tell_a_frame_half_a_square_off(on_mat) -> None:
+    photo, pitch = on_mat
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    on_kingdom = _frame(5, 3, 5, pitch)
+    assert middle_seams(gray, on_kingdom, 5) < SETTINGS.max_middle_seams * seam_support(gray, on_kingdom, 5)
+    half_off = frame_homography(np.float64([[5.5, 3.5], [10.5, 3.5], [10.5, 8.5], [5.5, 8.5]]) * pitch, 5)
+    assert middle_seams(gray, half_off, 5) > SETTINGS.max_middle_seams * seam_support(gray, half_off, 5)
