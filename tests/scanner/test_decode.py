@@ -15,7 +15,7 @@ from benchmarks.decoder import main as decode_eval_main
 from kingdomino.board import CASTLE_SQUARE, Kingdom, Square, Terrain
 from kingdomino.dominoes import DOMINOES
 from kingdomino.labels import LABEL_INDEX, LABELS
-from scanner.decode import decode_kingdom
+from scanner.decode import FLAG_MARGIN, decode_kingdom
 
 LABELS_PATH = Path(__file__).resolve().parents[2] / "data" / "real" / "labels.json"
 
@@ -91,8 +91,9 @@ def test_exactly_one_castle_is_enforced() -> None:
     decoded = decode_kingdom(probabilities)
     assert decoded.kingdom == truth
     assert decoded.raw[0][0].terrain == Terrain.CASTLE
-    assert decoded.changed[0, 0] and decoded.flagged[0, 0]
-    assert decoded.changed.sum() == 1
+    assert decoded.changed[0, 0] and decoded.changed.sum() == 1
+    # the sure castle in the centre makes the change sure: a change is flagged by its margin, not as a change
+    assert decoded.margins[0, 0] >= FLAG_MARGIN and not decoded.flagged[0, 0]
 
 
 def test_a_castle_is_placed_when_none_is_read() -> None:
