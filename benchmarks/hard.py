@@ -92,9 +92,11 @@ def measure_photo(
     row["cpu_seconds"] = round(time.process_time() - cpu, 3)
     if result is None:
         return row
+    timings = getattr(result, "timings", None) or {}
     reading = ("table", "rectify", "classify", "decode_score")
-    row["reading_seconds"] = round(sum(result.timings.get(stage, 0.0) for stage in reading), 4)
-    row["reading_cpu_seconds"] = round(result.timings.get("reading_cpu", 0.0), 4)
+    if "reading_cpu" in timings:  # the reading stages' processor time, when the scan measured it
+        row["reading_seconds"] = round(sum(timings.get(stage, 0.0) for stage in reading), 4)
+        row["reading_cpu_seconds"] = round(timings["reading_cpu"], 4)
     row["path"] = getattr(result, "path", None)
     row["notes"] = list(result.notes)
     row["frame_doubted"] = frame_doubted(result)

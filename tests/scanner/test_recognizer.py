@@ -262,3 +262,13 @@ def test_a_dim_photo_says_so_and_flags_its_unsure_squares(fake_scanner, scene) -
     assert DIM_NOTE in result.notes and DIM_NOTE not in fake_scanner.scan(scene.image).notes
     assert (result.flagged >= (result.details.margins < ReadingSettings().flag_margin)).all()
     assert result.flag_reasons["read"].shape == result.flagged.shape
+
+
+def test_every_flag_has_a_named_reason(fake_scanner, scene) -> None:
+    dim = (scene.image.astype(np.float32) * 0.5).astype(np.uint8)
+    for image in (scene.image, dim):
+        result = fake_scanner.scan(image)
+        union = np.logical_or.reduce(list(result.flag_reasons.values()))
+        assert np.array_equal(union, result.flagged)
+        assert (result.flag_reasons["read"] >= (result.details.margins < ReadingSettings().flag_margin)).all()
+        assert result.lightness is not None and result.timings["reading_cpu"] >= 0.0
