@@ -66,8 +66,8 @@ UNFAMILIAR_NOTE = (
 )
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 #: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW looks unlike the
-#: training photos: on a camera and light it never saw the classifier is often wrong yet sure, so its
-#: unsure squares are flagged and the scan says why (model/MODEL.md, "Another camera", has the figures).
+#: training photos: on a camera and light it never saw the classifier is often wrong yet sure, so the scan
+#: says so (model/MODEL.md, "Another camera"); its squares are flagged by their margin like any other's.
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.2
 #: A lamp's reflection on the glossy tiles washes part of a square out to white, and the classifier may
