@@ -3,8 +3,8 @@
 Generated table scenes (``benchmarks.scenes``, seeds from 90 000: the speed bench's extra scenes) are read in
 their true frame, as if placed by hand, so the locator is left out; each is scanned ``--runs`` times and the
 least processor time of its reading stages (table, rectify, classify, decode and review:
-``ScanResult.timings["reading_cpu"]``) is kept; ``--one-core``: one core, one OpenCV thread. Issue 36's targets: 150 ms for a
-5×5, 300 ms for a 7×7.
+``ScanResult.timings["reading_cpu"]``) is kept; ``--one-core``: one core, one OpenCV thread. Issue 36's
+targets: 150 ms for a 5×5, 300 ms for a 7×7.
 """
 
 from __future__ import annotations
