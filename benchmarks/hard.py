@@ -62,10 +62,16 @@ def split_seeds(split: str, count: int | None, conditions: list[str] | None = No
 
 
 def measure_photo(
-    scanner, seed: int, grid_size: int, size: tuple[int, int] | None = None, truth_frame: bool = False
+    scanner,
+    seed: int,
+    grid_size: int,
+    size: tuple[int, int] | None = None,
+    truth_frame: bool = False,
+    on_located=None,
 ) -> dict:
     """Generate one hard photo, scan it, and compare with the truth. ``truth_frame``: read the squares in
-    the true frame (as if placed by hand), to measure the reading without the locator."""
+    the true frame (as if placed by hand), to measure the reading without the locator; ``on_located``:
+    called with (scan result, truth kingdom turned like it) when the frame is found."""
     scene = generate_hard_scene(seed, grid_size=grid_size, size=size)
     truth_kingdom, truth_corners = scene.upright()
     data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
@@ -86,6 +92,11 @@ def measure_photo(
     row["cpu_seconds"] = round(time.process_time() - cpu, 3)
     if result is None:
         return row
+    timings = getattr(result, "timings", None) or {}
+    reading = ("table", "rectify", "classify", "decode_score")
+    if "reading_cpu" in timings:  # the reading stages' processor time, when the scan measured it
+        row["reading_seconds"] = round(sum(timings.get(stage, 0.0) for stage in reading), 4)
+        row["reading_cpu_seconds"] = round(timings["reading_cpu"], 4)
     row["path"] = getattr(result, "path", None)
     row["notes"] = list(result.notes)
     row["frame_doubted"] = frame_doubted(result)
@@ -103,6 +114,8 @@ def measure_photo(
     if not (error <= LOCATED_TOLERANCE).all():
         row.update(outcome="wrong_frame", reason=f"corners off by up to {error.max():.2f} squares")
         return row
+    if on_located is not None:
+        on_located(result, truth_kingdom)
     misread = unflagged = 0
     details = []
     for (r, c), square in truth_kingdom.cells():
@@ -142,6 +155,7 @@ def summarise(rows: list[dict]) -> dict:
     cpu = np.array([r["cpu_seconds"] for r in rows if "cpu_seconds" in r])
     decodes = [r["jpeg_decode_seconds"] for r in rows if "jpeg_decode_seconds" in r]
     decode = float(np.mean(decodes)) if decodes else 0.0
+    reading = np.array([r["reading_cpu_seconds"] for r in rows if "reading_cpu_seconds" in r])
     return {
         "photos": len(rows),
         "located": len(located),
@@ -166,6 +180,9 @@ def summarise(rows: list[dict]) -> dict:
         "cpu_seconds_mean": round(float(cpu.mean()), 3) if len(cpu) else None,
         "cpu_seconds_p90": round(float(np.percentile(cpu, 90)), 3) if len(cpu) else None,
         "cpu_seconds_max": round(float(cpu.max()), 3) if len(cpu) else None,
+        "reading_cpu_seconds_mean": round(float(reading.mean()), 4) if len(reading) else None,
+        "reading_cpu_seconds_p90": round(float(np.percentile(reading, 90)), 4) if len(reading) else None,
+        "reading_cpu_seconds_max": round(float(reading.max()), 4) if len(reading) else None,
         "paths": dict(Counter(str(r.get("path")) for r in rows if r.get("path") is not None)),
     }
 
@@ -293,6 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         f"CPU seconds per photo (all threads): mean {cpu['cpu_seconds_mean']}, p90 {cpu['cpu_seconds_p90']}, "
         f"max {cpu['cpu_seconds_max']}; mean scan / mean JPEG decode of the same photos: "
         f"{cpu['scan_over_jpeg_decode']}"
+    )
+    print(
+        f"reading stages (table, rectify, classify, decode, review) CPU seconds per photo: mean "
+        f"{cpu['reading_cpu_seconds_mean']}, p90 {cpu['reading_cpu_seconds_p90']}, "
+        f"max {cpu['reading_cpu_seconds_max']}"
     )
     if report["overall"]["paths"]:
         print("locator paths:", report["overall"]["paths"])

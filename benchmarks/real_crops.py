@@ -32,7 +32,7 @@ def evaluate(data_dir: Path = DEFAULT_DATA_DIR, verbose: bool = False) -> dict:
     labels = json.loads((data_dir / "labels.json").read_text())
     boards = labels["boards"]
     scanner = KingdomScanner()
-    located = same_view = agreeing = squares_agreeing = squares = 0
+    located = same_view = agreeing = squares_agreeing = squares = flagged = unflagged = 0
     refused: list[str] = []
     crops = labels["alt_crops_unlabelled"]
     for name, about in sorted(crops.items()):
@@ -49,10 +49,14 @@ def evaluate(data_dir: Path = DEFAULT_DATA_DIR, verbose: bool = False) -> dict:
         truth = np.rot90(_grid_labels(boards[match["board"]]["grid"]), match["rot_ccw_deg"] // 90)
         read = _grid_labels(result.to_json_dict()["squares"])
         # the scanner reads the grid upright as seen in the crop; the match may be turned by quarter turns
-        agree = max(int((np.rot90(read, turns) == truth).sum()) for turns in range(4))
+        turns = max(range(4), key=lambda k: int((np.rot90(read, k) == truth).sum()))
+        agree = int((np.rot90(read, turns) == truth).sum())
+        marked = np.rot90(np.asarray(result.flagged, bool), turns)
         same_view += 1
         squares += truth.size
         squares_agreeing += agree
+        flagged += int(marked.sum())
+        unflagged += int(((np.rot90(read, turns) != truth) & ~marked).sum())
         agreeing += agree == truth.size
         if verbose and agree < truth.size:
             print(f"{name}: {truth.size - agree} squares differ from {match['board']}")
@@ -64,6 +68,8 @@ def evaluate(data_dir: Path = DEFAULT_DATA_DIR, verbose: bool = False) -> dict:
         "agreeing": agreeing,
         "squares": squares,
         "squares_agreeing": squares_agreeing,
+        "flagged": flagged,
+        "misread_unflagged": unflagged,
     }
 
 
@@ -74,7 +80,8 @@ def report(figures: dict) -> str:
         f"  crops showing the same view as a labelled board (correlation >= {SAME_VIEW_CORRELATION}): "
         f"{figures['same_view']}",
         f"    read square for square like that board: {figures['agreeing']}",
-        f"    squares agreeing: {figures['squares_agreeing']}/{figures['squares']}",
+        f"    squares agreeing: {figures['squares_agreeing']}/{figures['squares']}; flagged for the player: "
+        f"{figures['flagged']}; differing and not flagged: {figures['misread_unflagged']}",
     ]
     lines += [f"  refused: {reason}" for reason in figures["refused"]]
     return "\n".join(lines)

@@ -244,15 +244,24 @@ class SquareClassifier:
                 log_proba = self.matched(crops, log_proba)
         return self.calibrated(log_proba)
 
-    def predict_proba(self, images: Sequence[np.ndarray], photo: bool = False) -> np.ndarray:
+    def predict_proba(
+        self, images: Sequence[np.ndarray], photo: bool = False, context: Sequence[np.ndarray] = ()
+    ) -> np.ndarray:
         """(n, 18) probabilities over kingdomino.labels.LABELS, rows summing to 1. ``photo``: the images are
-        the squares of one photo (a kingdom), lit alike; otherwise each is read as a photo of its own."""
+        the squares of one photo (a kingdom), lit alike; otherwise each is read as a photo of its own.
+        ``context``: more squares of that photo, not read, that light it as much as the images do (a few
+        squares read again see the photo's white as the whole kingdom did)."""
         images = list(images)
         if not images:
             return np.zeros((0, len(LABELS)))
         check_crops(images)
         crops = normalise_crops(images)
-        white_points = np.tile(photo_white_point(crops), (len(crops), 1)) if photo else None
+        white_points = None
+        if photo:
+            context = list(context)
+            check_crops(context)
+            seen = np.concatenate([crops, normalise_crops(context)]) if context else crops
+            white_points = np.tile(photo_white_point(seen), (len(crops), 1))
         return self.predict_proba_features(
             self.features(crops, white_points), crops, white_points=white_points
         )

@@ -47,11 +47,11 @@ PROBABILITY_FLOOR = 1e-4
 #: (the Middle Kingdom bonus), so the centre is (30/55) / ((25/55) / 24) = 29 times likelier than any
 #: one other square; log 28.8 = 3.36 nats. It only matters when the classifier misses the castle.
 CASTLE_CENTRE_BONUS = 3.36
-#: Squares whose decoded label wins by less than this gap (nats) are flagged for the player: odds under
-#: about 33 to 1, a confidence under 0.97. On the out-of-fold readings of the 55 boards, 1.4 nats flagged
-#: 6 squares and none of the 3 squares the decoder still got wrong; 3.5 flags 12 and all 3, and on 516
-#: generated scenes it flagged 0.04-0.2 more squares per photo and caught the one 5×5 error 1.4 missed.
-FLAG_MARGIN = 3.5
+#: Squares whose decoded label wins by less than this gap (nats) are flagged for the player. The gap is
+#: the log-odds that the decoded label is right, a change or a square fitting no domino included (either
+#: costs its gap), so one threshold is the one rule; chosen on whole development photos
+#: (docs/experiments.md, "Flags calibrated on whole photos").
+FLAG_MARGIN = 4.0
 #: Re-solves allowed for the confidence of undecided squares (about 5 ms each on a 5×5 board);
 #: a count rather than a time limit, so that the same probabilities always give the same flags.
 MAX_GAP_RESOLVES = 12
@@ -401,6 +401,44 @@ def _readings(
     return tuple(tuple(flat[row * size : (row + 1) * size]) for row in range(size))
 
 
+@dataclass(frozen=True)
+class SolvedKingdom:
+    """The most probable labelling of one set of probabilities, before the margins of its squares (the
+    costly part) are worked out: a reading that may still change needs only this."""
+
+    flat: np.ndarray  # (cells, labels) normalised probabilities
+    size: int
+    costs: np.ndarray  # (cells, labels) regrets, the castle prior included
+    orphan_penalty: float
+    best: _Solution
+
+    @property
+    def kingdom(self) -> Kingdom:
+        labels = self.best.labels
+        size = self.size
+        return Kingdom.from_rows(
+            [[LABELS[label] for label in labels[r * size : (r + 1) * size]] for r in range(size)]
+        )
+
+
+def solve_kingdom(
+    probabilities: np.ndarray,
+    orphan_penalty: float = ORPHAN_PENALTY,
+    castle_centre_bonus: float = CASTLE_CENTRE_BONUS,
+) -> SolvedKingdom:
+    """The most probable kingdom under the rules and the box (see ``decode_kingdom``), without margins."""
+    flat = _validated(probabilities)
+    size = int(np.asarray(probabilities).shape[0])
+    costs = _label_costs(flat)
+    if size % 2 == 1:  # the prior for the centre, as a surcharge elsewhere so that costs stay >= 0
+        off_centre = np.arange(size * size) != (size * size) // 2
+        costs[off_centre, CASTLE_LABEL] += castle_centre_bonus
+    best = _solve(costs, _edges(size), orphan_penalty)
+    if best is None:  # cannot happen: floored probabilities allow a castle on every square
+        raise ValueError("no labelling with exactly one castle")
+    return SolvedKingdom(flat, size, costs, orphan_penalty, best)
+
+
 def decode_kingdom(
     probabilities: np.ndarray,
     orphan_penalty: float = ORPHAN_PENALTY,
@@ -413,17 +451,16 @@ def decode_kingdom(
     ``probabilities`` is (N, N, 18) over ``kingdomino.labels.LABELS``; rows need not be normalised.
     Raises ValueError for arrays of the wrong shape or with negative / non-finite entries.
     """
-    flat = _validated(probabilities)
-    size = int(np.asarray(probabilities).shape[0])
-    costs = _label_costs(flat)
-    if size % 2 == 1:  # the prior for the centre, as a surcharge elsewhere so that costs stay >= 0
-        off_centre = np.arange(size * size) != (size * size) // 2
-        costs[off_centre, CASTLE_LABEL] += castle_centre_bonus
-    edges = _edges(size)
-    best = _solve(costs, edges, orphan_penalty)
-    if best is None:  # cannot happen: floored probabilities allow a castle on every square
-        raise ValueError("no labelling with exactly one castle")
+    solved = solve_kingdom(probabilities, orphan_penalty, castle_centre_bonus)
+    return with_margins(solved, flag_margin, max_gap_resolves)
 
+
+def with_margins(
+    solved: SolvedKingdom, flag_margin: float = FLAG_MARGIN, max_gap_resolves: int = MAX_GAP_RESOLVES
+) -> DecodedKingdom:
+    """The decoded kingdom of ``solve_kingdom`` with the margin, confidence and flag of every square."""
+    flat, size, costs, best = solved.flat, solved.size, solved.costs, solved.best
+    orphan_penalty, edges = solved.orphan_penalty, _edges(size)
     raw_labels = flat.argmax(axis=1)
     cells = np.arange(flat.shape[0])
     # The gap of a cell (how much worse the best decoding gets once its label is forbidden) lies
@@ -440,12 +477,10 @@ def decode_kingdom(
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
     changed = best.labels != raw_labels
-    flagged = changed | best.orphan | (margins < flag_margin)
+    flagged = margins < flag_margin
     shape = (size, size)
     return DecodedKingdom(
-        kingdom=Kingdom.from_rows(
-            [[LABELS[label] for label in best.labels[r * size : (r + 1) * size]] for r in range(size)]
-        ),
+        kingdom=solved.kingdom,
         readings=_readings(best.labels, confidences, size),
         raw=_readings(raw_labels, flat[cells, raw_labels], size),
         changed=changed.reshape(shape),

@@ -22,6 +22,7 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
+from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
 from scanner.errors import ScanError
 from scanner.geometry import frame_corners, moved_frame
 from scanner.imageio import DECODE_MAX_SIDE, load_photo
@@ -47,8 +48,8 @@ SLID_FRAME_NOTE = (
     "beyond the opposite edge"
 )
 #: A kingdom found only on a reduced or sharpened copy of a blurred photo (the locator's blur attempts)
-#: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged: a frame a square off the kingdom
-#: breaks the dominoes and the table comparison, so many squares are flagged. On the outside check's
+#: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged or doubtful (doubtful_squares): a
+#: frame a square off the kingdom breaks the dominoes and the table comparison. On the outside check's
 #: blurred photos that every other search refused, the frames on the kingdom had 0-2 flagged squares of
 #: 25, those a square or more off 6-25 (and one 0.1 square off with a misread square, 5).
 BLURRED_MAX_FLAGGED = 0.1
@@ -65,8 +66,8 @@ UNFAMILIAR_NOTE = (
 )
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 #: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW looks unlike the
-#: training photos: on a camera and light it never saw the classifier is often wrong yet sure, so its
-#: unsure squares are flagged and the scan says why (model/MODEL.md, "Another camera", has the figures).
+#: training photos: on a camera and light it never saw the classifier is often wrong yet sure, so the scan
+#: says so (model/MODEL.md, "Another camera"); its squares are flagged by their margin like any other's.
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.2
 #: A lamp's reflection on the glossy tiles washes part of a square out to white, and the classifier may
@@ -88,8 +89,9 @@ class ReadingSettings:
     #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
     hidden_share: float = LEAN_COVER
     hidden_soften: float = 0.5
-    #: the decoder's margin (nats) under which a square is flagged
-    flag_margin: float = 3.5
+    #: the decoder's margin (nats: the log-odds that the square's reading is right) under which it is
+    #: flagged; the one threshold for every photo, chosen on whole development photos (scanner.decode)
+    flag_margin: float = FLAG_MARGIN
     #: a square the decoded castle hides this share of is flagged unless its margin reaches hidden_margin
     hidden_flag_share: float = 0.3
     hidden_margin: float = 6.0
@@ -100,13 +102,9 @@ class ReadingSettings:
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0
-    #: in a photo whose light looks unfamiliar (looks_unfamiliar), squares are flagged under this margin
-    unfamiliar_margin: float = 6.0
-    #: a photo whose kingdom's brightest pixels stay under this Lab lightness (uint8) is dim: the
-    #: classifier then swaps terrains while sure (wheat for grassland), so its squares are flagged
-    #: under dim_margin
+    #: a photo whose kingdom's brightest pixels stay under this Lab lightness (uint8) is dim: the scan
+    #: says so (its squares are flagged by the same margin as any other photo's)
     dim_below: float = 80.0
-    dim_margin: float = 6.0
     #: a square read as a tile whose colours overlap the table's this much (scanner.table
     #: pattern_likeness) may be a hole in a patterned cloth: flagged under table_like_margin
     table_like: float = 0.6
@@ -123,6 +121,8 @@ class ReadingDetails:
     margins: np.ndarray  # (N, N) the decoder's margin of each square, nats
     cover: np.ndarray  # (N, N, N, N) share of square 2 a castle on square 1 hides
     leaning: Leaning
+    changed: np.ndarray | None = None  # (N, N) bool: the decoder overruled the weighed reading
+    orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
 
 
 def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, settings: ReadingSettings) -> np.ndarray:
@@ -203,6 +203,17 @@ def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSet
     return flags
 
 
+#: The decoder's margin under which a square counts as doubtful for judging a blurred photo's frame.
+DOUBT_MARGIN = 3.5
+
+
+def doubtful_squares(details: ReadingDetails) -> np.ndarray:
+    """(N, N) squares that fit the rules badly: changed by the decoder, in no box domino, or read under
+    DOUBT_MARGIN. Many of them mean a frame off its kingdom, whatever the squares the player is asked to
+    check."""
+    return details.changed | details.orphans | (details.margins < DOUBT_MARGIN)
+
+
 def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
     """(N, N) bool: the tiles of the rectified N×N kingdom that a reflection washes out (see GLARE_SHARE).
     Squares read as empty show the table, which may be white all over."""
@@ -245,6 +256,10 @@ class ScanResult:
     probabilities: np.ndarray | None = None
     #: the classifier's own probabilities, the decoder's margins and the castle's geometry
     details: ReadingDetails | None = field(default=None, repr=False)
+    #: why squares are flagged: rule name -> (N, N) bool, ``flagged`` is their union
+    flag_reasons: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    #: Lab lightness (uint8) of the kingdom's brightest pixels, before any brightening
+    lightness: float | None = None
 
     def to_json_dict(self) -> dict:
         """The ``kingdomino scan --json`` line of this photo."""
@@ -283,6 +298,7 @@ class _Frame:
     homography: np.ndarray
     notes: list[str]
     lightness: float
+    reasons: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _photo(source: str | Path | bytes | np.ndarray, name: str | None) -> tuple:
@@ -348,11 +364,15 @@ class KingdomScanner:
             located = _located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
 
+        cpu = (
+            time.process_time()
+        )  # the reading stages' processor time, steadier than the clock on a busy machine
         frame = self._read_frame(image, located, by_hand, timings)
         self._review(frame, located, grayscale)
         t0 = time.perf_counter()
         report = score_kingdom(frame.kingdom)
         timings["decode_score"] += time.perf_counter() - t0
+        timings["reading_cpu"] = time.process_time() - cpu
 
         n = located.grid_size
         corners = located.corners
@@ -377,6 +397,8 @@ class KingdomScanner:
             path=list(located.path),
             probabilities=frame.probabilities,
             details=frame.details,
+            flag_reasons=frame.reasons,
+            lightness=frame.lightness,
         )
 
     def _read_frame(self, image: np.ndarray, located: Located, by_hand: bool, timings: dict) -> _Frame:
@@ -409,21 +431,23 @@ class KingdomScanner:
         """The squares to check and the notes that say why; a frame found on a blurred copy whose
         squares read too unsure is refused."""
         n = located.grid_size
+        reasons = frame.reasons
+        reasons["read"] = frame.flagged.copy()
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
-            frame.flagged = frame.flagged | glare
+            reasons["glare"] = glare
         if grayscale:
             frame.notes.append(GRAYSCALE_NOTE)
-            frame.flagged = np.ones_like(frame.flagged, dtype=bool)
+            reasons["grayscale"] = np.ones_like(frame.flagged, dtype=bool)
         elif looks_unfamiliar(frame.probabilities):
             frame.notes.append(UNFAMILIAR_NOTE)
-            frame.flagged = frame.flagged | (frame.details.margins < self.reading.unfamiliar_margin)
         if not grayscale and frame.lightness < self.reading.dim_below:
             frame.notes.append(DIM_NOTE)
-            frame.flagged = frame.flagged | (frame.details.margins < self.reading.dim_margin)
+        for flags in reasons.values():
+            frame.flagged = frame.flagged | flags
         if located.deblurred:
-            if frame.flagged.sum() > BLURRED_MAX_FLAGGED * n * n:
+            if (frame.flagged | doubtful_squares(frame.details)).sum() > BLURRED_MAX_FLAGGED * n * n:
                 raise FrameUnreliable()
             frame.notes.append(BLURRED_NOTE)
         elif located.unsure:
@@ -473,25 +497,13 @@ class KingdomScanner:
         timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        kingdom, readings, flagged, margins = _decode(weighed, settings)
+        solved = solve_kingdom(weighed)  # the labels first: the castle's place decides what is read again
         timings["decode_score"] = time.perf_counter() - t0
-        castle = _castle(kingdom)
+        castle = _castle(solved.kingdom)
         hidden = [] if castle is None else hidden_neighbours(cover[castle], castle, settings)
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             t0 = time.perf_counter()
-            visible = [
-                visible_part(crops[r * n + c], (r - castle[0], c - castle[1]), share)
-                for r, c, share in hidden
-            ]
-            try:
-                again = np.asarray(self.classifier.predict_proba(crops + visible, photo=True), dtype=float)
-            except Exception as error:
-                raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
-            raw = raw.copy()
-            for (r, c, _), reread in zip(hidden, again[len(crops) :], strict=True):
-                reread = reread.copy()
-                reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
-                raw[r, c] = reread / reread.sum()
+            raw = self._read_visible(crops, raw, hidden, castle)
             probabilities = weigh_empty(raw, evidence)
             probabilities[castle + (CASTLE_LABEL,)] = max(
                 probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
@@ -500,16 +512,44 @@ class KingdomScanner:
             weighed = soften_hidden(probabilities, leaning.hidden, settings)
             timings["classify"] += time.perf_counter() - t0
             t0 = time.perf_counter()
-            kingdom, readings, flagged, margins = _decode(weighed, settings)
+            solved = solve_kingdom(weighed)
             timings["decode_score"] += time.perf_counter() - t0
         t0 = time.perf_counter()
+        decoded = with_margins(solved, settings.flag_margin)
+        kingdom, readings = decoded.kingdom, [list(row) for row in decoded.readings]
         details = ReadingDetails(
-            raw=raw, evidence=evidence, likeness=likeness, margins=margins, cover=cover, leaning=leaning
+            raw=raw,
+            evidence=evidence,
+            likeness=likeness,
+            margins=np.asarray(decoded.margins),
+            cover=cover,
+            leaning=leaning,
+            changed=np.asarray(decoded.changed, dtype=bool),
+            orphans=np.asarray(decoded.orphans, dtype=bool),
         )
-        flagged = flagged | review_flags(kingdom, details, settings)
+        flagged = np.asarray(decoded.flagged, dtype=bool) | review_flags(kingdom, details, settings)
         timings["decode_score"] += time.perf_counter() - t0
         probabilities = weighed
         return kingdom, readings, flagged, rectified, probabilities, details
+
+    def _read_visible(
+        self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int]
+    ) -> np.ndarray:
+        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part."""
+        n = raw.shape[0]
+        visible = [
+            visible_part(crops[r * n + c], (r - castle[0], c - castle[1]), share) for r, c, share in hidden
+        ]
+        try:  # the other squares light the photo as they did when first read
+            again = np.asarray(self.classifier.predict_proba(visible, photo=True, context=crops), dtype=float)
+        except Exception as error:
+            raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
+        raw = raw.copy()
+        for (r, c, _), reread in zip(hidden, again, strict=True):
+            reread = reread.copy()
+            reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
+            raw[r, c] = reread / reread.sum()
+        return raw
 
 
 #: A kingdom darker than every training photo is brightened before it is compared with the table and
@@ -609,14 +649,3 @@ def _array_photo(image: np.ndarray) -> np.ndarray:
     if image.ndim != 3 or image.shape[2] < 3 or image.dtype != np.uint8:
         raise ScanError("the image must be an 8-bit colour (BGR) array")
     return np.ascontiguousarray(image[:, :, :3])
-
-
-def _decode(
-    probabilities: np.ndarray, settings: ReadingSettings
-) -> tuple[Kingdom, list[list[SquareReading]], np.ndarray, np.ndarray]:
-    """Joint decoding under the box rules: (kingdom, readings, flagged, margins in nats)."""
-    from scanner.decode import decode_kingdom
-
-    decoded = decode_kingdom(probabilities, flag_margin=settings.flag_margin)
-    readings = [list(row) for row in decoded.readings]
-    return decoded.kingdom, readings, np.asarray(decoded.flagged, dtype=bool), np.asarray(decoded.margins)

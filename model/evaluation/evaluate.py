@@ -219,7 +219,7 @@ def most_frequent_errors(truth: np.ndarray, predicted: np.ndarray, top: int = 12
 
 
 def unsure_photos(table: FeatureTable, rows: np.ndarray, probabilities: np.ndarray) -> str:
-    """How many photos (of those with at least 5 squares here) the scanner would flag whole as unsure,
+    """How many photos (of those with at least 5 squares here) the scanner would note as unfamiliar,
     and the share of their squares read wrong against that of the other photos."""
     photos = np.array([name.split("#")[0] for name in table.names[rows]])
     photos = np.where(table.sources[rows] == TILE_SOURCE, table.groups[rows], photos)
@@ -255,7 +255,7 @@ def held_out_section(
         "boards).",
         "",
         "| read | fitted on | squares | terrain | crowns | both | read at ≥ 0.99 confidence (right) | "
-        "photos flagged whole | most frequent errors |",
+        "photos noted unfamiliar | most frequent errors |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for source, (rows, *readings) in held_out.items():
@@ -275,9 +275,10 @@ def held_out_section(
             )
     return lines + [
         "",
-        f"*Photos flagged whole*: the scanner flags every square of a photo when at least "
+        f"*Photos noted unfamiliar*: the scan says a photo's light or camera may be unfamiliar when at least "
         f"{UNFAMILIAR_SHARE:.0%} of its squares read under {UNSURE_BELOW} confidence (photos with at least "
-        "5 squares counted). In the cross-validation above: "
+        "5 squares counted; their squares are flagged by the decoder's margin like any other photo's). "
+        "In the cross-validation above: "
         + "; ".join(f"{name} {cv_unsure[source]}" for source, name in SOURCE_NAMES.items())
         + ".",
         "",

@@ -121,6 +121,16 @@ def test_a_photos_squares_read_together_do_not_depend_on_quarter_turns_either(cl
         assert np.array_equal(turned.argmax(axis=1), reference.argmax(axis=1))
 
 
+def test_a_few_squares_read_with_their_photo_as_context_read_as_in_one_batch(classifier, board):
+    """The scanner reads again the part of a square the castle leaves visible: alone, the photo's other
+    squares only setting its white point, as if the whole photo had been read with it."""
+    squares, _ = board
+    halves = [np.ascontiguousarray(np.flip(square, axis=0)) for square in squares[:3]]
+    together = classifier.predict_proba(list(squares) + halves, photo=True)[len(squares) :]
+    alone = classifier.predict_proba(halves, photo=True, context=squares)
+    np.testing.assert_allclose(alone, together, atol=1e-6)
+
+
 def test_the_packaged_model_reads_all_turns_as_the_turned_copies_read(classifier, board):
     squares, _ = board
     features = classifier.features(normalise_crops(squares))

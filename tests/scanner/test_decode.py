@@ -15,7 +15,7 @@ from benchmarks.decoder import main as decode_eval_main
 from kingdomino.board import CASTLE_SQUARE, Kingdom, Square, Terrain
 from kingdomino.dominoes import DOMINOES
 from kingdomino.labels import LABEL_INDEX, LABELS
-from scanner.decode import decode_kingdom
+from scanner.decode import FLAG_MARGIN, decode_kingdom, solve_kingdom, with_margins
 
 LABELS_PATH = Path(__file__).resolve().parents[2] / "data" / "real" / "labels.json"
 
@@ -91,8 +91,9 @@ def test_exactly_one_castle_is_enforced() -> None:
     decoded = decode_kingdom(probabilities)
     assert decoded.kingdom == truth
     assert decoded.raw[0][0].terrain == Terrain.CASTLE
-    assert decoded.changed[0, 0] and decoded.flagged[0, 0]
-    assert decoded.changed.sum() == 1
+    assert decoded.changed[0, 0] and decoded.changed.sum() == 1
+    # the sure castle in the centre makes the change sure: a change is flagged by its margin, not as a change
+    assert decoded.margins[0, 0] >= FLAG_MARGIN and not decoded.flagged[0, 0]
 
 
 def test_a_castle_is_placed_when_none_is_read() -> None:
@@ -264,3 +265,23 @@ def test_comparison_report_counts_boards_and_changes(tmp_path: Path, capsys: pyt
     assert "### Joint decoding on out-of-fold" in capsys.readouterr().out
     assert decode_eval_main([str(tmp_path / "missing.npz")]) == 1
     assert "run `python -m model.evaluation.evaluate` first" in capsys.readouterr().err
+
+
+def test_solving_first_and_adding_the_margins_later_is_the_same_decoding() -> None:
+    rng = np.random.default_rng(11)
+    for name, truth in list(real_boards().items())[:5]:
+        probabilities = sure(truth, 0.8)
+        probabilities += rng.uniform(0.0, 0.05, probabilities.shape)
+        solved = solve_kingdom(probabilities)
+        whole, later = decode_kingdom(probabilities), with_margins(solved)
+        assert solved.kingdom == whole.kingdom == later.kingdom, name
+        assert np.array_equal(whole.margins, later.margins) and np.array_equal(whole.flagged, later.flagged)
+
+
+def test_a_square_is_flagged_exactly_when_its_margin_is_under_the_threshold() -> None:
+    truth = ring_board("W0", "M0", "F0", "F0", "L0", "L0", "G0", "G0")  # M0 is in no box domino
+    probabilities = sure(truth, 0.95)
+    doubt(probabilities, (2, 1), L0=0.7, S0=0.3)
+    for margin in (2.0, FLAG_MARGIN, 8.0):
+        decoded = decode_kingdom(probabilities, flag_margin=margin)
+        assert np.array_equal(decoded.flagged, decoded.margins < margin)

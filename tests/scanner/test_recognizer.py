@@ -70,8 +70,8 @@ def test_a_photo_read_mostly_unsure_gets_a_note_and_its_unsure_squares_flagged(f
     assert UNFAMILIAR_NOTE not in sure.notes and not sure.flagged.all()
     unsure = KingdomScanner(classifier=UnsureColourClassifier()).scan(scene.image)
     assert UNFAMILIAR_NOTE in unsure.notes
-    wide = unsure.details.margins < ReadingSettings().unfamiliar_margin
-    assert (unsure.flagged >= wide).all() and unsure.flagged.all()  # every square is only 60 % sure
+    low = unsure.details.margins < ReadingSettings().flag_margin
+    assert (unsure.flagged >= low).all() and unsure.flagged.all()  # every square is only 60 % sure
     assert str(unsure.kingdom) == str(sure.kingdom)  # the readings stay; only the review changes
 
 
@@ -260,4 +260,15 @@ def test_a_dim_photo_says_so_and_flags_its_unsure_squares(fake_scanner, scene) -
     dim = (scene.image.astype(np.float32) * 0.5).astype(np.uint8)
     result = fake_scanner.scan(dim)
     assert DIM_NOTE in result.notes and DIM_NOTE not in fake_scanner.scan(scene.image).notes
-    assert (result.flagged >= (result.details.margins < ReadingSettings().dim_margin)).all()
+    assert (result.flagged >= (result.details.margins < ReadingSettings().flag_margin)).all()
+    assert result.flag_reasons["read"].shape == result.flagged.shape
+
+
+def test_every_flag_has_a_named_reason(fake_scanner, scene) -> None:
+    dim = (scene.image.astype(np.float32) * 0.5).astype(np.uint8)
+    for image in (scene.image, dim):
+        result = fake_scanner.scan(image)
+        union = np.logical_or.reduce(list(result.flag_reasons.values()))
+        assert np.array_equal(union, result.flagged)
+        assert (result.flag_reasons["read"] >= (result.details.margins < ReadingSettings().flag_margin)).all()
+        assert result.lightness is not None and result.timings["reading_cpu"] >= 0.0

@@ -11,7 +11,7 @@ from kingdomino.labels import LABEL_INDEX, LABELS
 class ColourClassifier:
     """Calls a square lake when it is mostly blue, wheat when yellow, grassland otherwise (always sure)."""
 
-    def predict_proba(self, images, photo: bool = False) -> np.ndarray:
+    def predict_proba(self, images, photo: bool = False, context=()) -> np.ndarray:
         out = np.full((len(images), len(LABELS)), 1e-4)
         for row, image in enumerate(images):
             b, g, r = image.reshape(-1, 3).mean(0)
@@ -28,6 +28,6 @@ class ColourClassifier:
 class UnsureColourClassifier(ColourClassifier):
     """The same readings, but only 60 % sure of each (as on a camera and light the model never saw)."""
 
-    def predict_proba(self, images, photo: bool = False) -> np.ndarray:
-        sure = super().predict_proba(images, photo)
+    def predict_proba(self, images, photo: bool = False, context=()) -> np.ndarray:
+        sure = super().predict_proba(images, photo, context)
         return 0.6 * sure + 0.4 / len(LABELS)

@@ -1,0 +1,198 @@
+"""What flags the squares of whole photos, square by square, for calibrating the review rule.
+
+python -m benchmarks.flag_calibration collect --source hard --split dev --count 200 [--truth-frame]
+python -m benchmarks.flag_calibration collect --source outside --split dev --count 60
+python -m benchmarks.flag_calibration report out/flags/*.npz
+
+``collect`` scans development photos (the hard bench's, read by the bench model, or the independent
+generator's hard tables, read by the shipped model as ``benchmarks.outside.run`` does) and stores, for
+every square of every photo whose frame is found, the truth, the reading, the decoder's margin, the
+classifier's and the weighed probabilities, the table evidence, the castle's cover and each flag rule's
+verdict (``ScanResult.flag_reasons``) in one .npz per run. ``report`` replays them: which rules flag the
+squares read right, which misread squares each leaves unflagged, and the flag share at each threshold of
+the review rule (``scanner.recognizer.wrong_probability``). Only development seeds: never tune on held-out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import LABEL_INDEX
+
+OUT_DIR = Path(__file__).resolve().parent.parent / "out" / "flags"
+REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "review")
+
+
+def square_records(result, truth: np.ndarray, photo: dict) -> dict[str, np.ndarray]:
+    """One record per square of a located photo (``truth``: (N, N) label indices, upright like the
+    result)."""
+    n = result.grid_size
+    details = result.details
+    read = np.array([[LABEL_INDEX[result.kingdom[r, c]] for c in range(n)] for r in range(n)])
+    castle = np.argwhere(read == LABEL_INDEX[Square(Terrain.CASTLE, 0)])
+    hidden = np.zeros((n, n))
+    if len(castle):
+        hidden = details.cover[tuple(castle[0])].copy()
+        hidden[tuple(castle[0])] = 0.0
+    likeness = details.likeness if details.likeness is not None else np.full((n, n), np.nan)
+    records = {
+        "truth": truth.ravel(),
+        "read": read.ravel(),
+        "flagged": result.flagged.ravel(),
+        "margin": details.margins.ravel(),
+        "raw": details.raw.reshape(n * n, -1),
+        "weighed": result.probabilities.reshape(n * n, -1),
+        "evidence": details.evidence.ravel(),
+        "likeness": likeness.ravel(),
+        "hidden": hidden.ravel(),
+        "changed": details.changed.ravel(),
+        "orphan": details.orphans.ravel(),
+        "lightness": np.full(n * n, result.lightness if result.lightness is not None else np.nan),
+        "grid": np.full(n * n, n),
+        "cell": np.arange(n * n),
+    }
+    for reason in REASONS:
+        flags = result.flag_reasons.get(reason)
+        records[f"reason_{reason}"] = (np.zeros(n * n, bool) if flags is None else flags.ravel()).astype(bool)
+    for key, value in photo.items():
+        records[key] = np.full(n * n, value)
+    return records
+
+
+def _hard(args, scanner, records: list) -> None:
+    from benchmarks.hard import measure_photo, split_seeds
+
+    for seed in split_seeds(args.split, args.start + args.count)[args.start :]:
+
+        def keep(result, truth_kingdom, seed=seed, condition=None):
+            n = truth_kingdom.grid_size
+            truth = np.array([[LABEL_INDEX[truth_kingdom[r, c]] for c in range(n)] for r in range(n)])
+            records.append(square_records(result, truth, {"seed": seed, "condition": condition or ""}))
+
+        row = measure_photo(scanner, seed, args.grid_size, truth_frame=args.truth_frame, on_located=keep)
+        if records and records[-1]["seed"][0] == seed:
+            records[-1]["condition"] = np.full(len(records[-1]["truth"]), row["condition"])
+        print(seed, row["condition"], row["outcome"], row.get("misreads", ""), file=sys.stderr, flush=True)
+        save(records, args)
+
+
+def _outside(args, scanner, records: list) -> None:
+    from benchmarks.outside import hard as outside_hard
+    from benchmarks.outside.run import TOLERANCE, corner_errors
+    from scanner.errors import ScanError
+
+    first = outside_hard.SPLITS[args.split] + args.start
+    for seed in range(first, first + args.count):
+        jpeg, truth = outside_hard.generate(seed)
+        n = truth["grid_size"]
+        corners = np.asarray(truth["corners"], float)
+        try:
+            frame = {"grid": n, "corners": corners} if args.truth_frame else {}
+            result = scanner.scan(jpeg, name=f"seed-{seed}.jpg", **frame)
+        except ScanError as error:
+            print(seed, "refused", error, file=sys.stderr, flush=True)
+            continue
+        if result.grid_size != n:
+            continue
+        found = np.asarray(result.corners, float)
+        turns = min(range(4), key=lambda k: corner_errors(found, np.roll(corners, -k, axis=0), n).max())
+        if not (corner_errors(found, np.roll(corners, -turns, axis=0), n) <= TOLERANCE).all():
+            print(seed, "not located", file=sys.stderr, flush=True)
+            continue
+        grid = np.array(
+            [
+                [LABEL_INDEX[Square(Terrain(sq["terrain"]), int(sq["crowns"]))] for sq in row]
+                for row in truth["grid"]
+            ]
+        )
+        condition = truth["conditions"].get("hard_class", "")
+        records.append(square_records(result, np.rot90(grid, turns), {"seed": seed, "condition": condition}))
+        wrong = int((records[-1]["truth"] != records[-1]["read"]).sum())
+        print(seed, condition, "located", wrong, "misread", file=sys.stderr, flush=True)
+        save(records, args)
+
+
+def collect(args) -> int:
+    if args.one_core:
+        cv2.setNumThreads(1)
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    records: list[dict] = []
+    if args.source == "hard":
+        from benchmarks.hard import _load_scanner
+
+        scanner, text = _load_scanner("bench")
+        if scanner is None:
+            print(text, file=sys.stderr)
+            return 2
+        _hard(args, scanner, records)
+    else:
+        from scanner.recognizer import KingdomScanner
+
+        _outside(args, KingdomScanner(), records)
+    if not records:
+        print("no located photo", file=sys.stderr)
+        return 1
+    out = save(records, args)
+    print(f"{len(records)} photos, {sum(len(r['truth']) for r in records)} squares -> {out}")
+    return 0
+
+
+def save(records: list[dict], args) -> Path:
+    """Write the squares so far (after every photo: a long run can be read while it goes on)."""
+    frame = "-truth" if args.truth_frame else ""
+    out = (
+        args.out
+        or OUT_DIR / f"{args.source}-{args.split}-{args.grid_size}{frame}-{args.start}+{args.count}.npz"
+    )
+    if records:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(out, **{key: np.concatenate([r[key] for r in records]) for key in records[0]})
+    return out
+
+
+def load(paths: list[Path]) -> dict[str, np.ndarray]:
+    """The squares of several collected runs, with the run's file name as ``run``."""
+    parts = []
+    for path in paths:
+        with np.load(path) as data:
+            part = {key: data[key] for key in data.files}
+        part["run"] = np.full(len(part["truth"]), path.stem)
+        parts.append(part)
+    keys = set.intersection(*(set(p) for p in parts))
+    return {key: np.concatenate([p[key] for p in parts]) for key in keys}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.flag_calibration", description=__doc__.splitlines()[0]
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    gather = sub.add_parser("collect", help="scan development photos and store their squares")
+    gather.add_argument("--source", choices=("hard", "outside"), default="hard")
+    gather.add_argument("--split", choices=("dev",), default="dev", help="development seeds only")
+    gather.add_argument("--count", type=int, default=54)
+    gather.add_argument("--start", type=int, default=0, help="skip the split's first START seeds")
+    gather.add_argument("--grid-size", type=int, choices=(5, 7), default=5)
+    gather.add_argument("--truth-frame", action="store_true")
+    gather.add_argument("--one-core", action="store_true")
+    gather.add_argument("--out", type=Path)
+    replay = sub.add_parser("report", help="replay the flag rules on collected squares")
+    replay.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "collect":
+        return collect(args)
+    from benchmarks.flag_report import report
+
+    return report(load(args.files))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""The flag calibration's per-square records and the replay of the rules."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from benchmarks.flag_calibration import REASONS, square_records
+from benchmarks.flag_report import margin_rule, old_rule
+from kingdomino.board import Kingdom
+from kingdomino.labels import LABEL_INDEX, LABELS
+
+
+def fake_result(kingdom: Kingdom, margins: np.ndarray, orphans: np.ndarray) -> SimpleNamespace:
+    n = kingdom.grid_size
+    probabilities = np.full((n, n, len(LABELS)), 1e-3)
+    for (r, c), square in kingdom.cells():
+        probabilities[r, c, LABEL_INDEX[square]] = 1.0
+    probabilities /= probabilities.sum(axis=-1, keepdims=True)
+    details = SimpleNamespace(
+        margins=margins,
+        raw=probabilities,
+        evidence=np.zeros((n, n)),
+        likeness=None,
+        cover=np.zeros((n, n, n, n)),
+        changed=np.zeros((n, n), bool),
+        orphans=orphans,
+    )
+    return SimpleNamespace(
+        grid_size=n,
+        kingdom=kingdom,
+        details=details,
+        probabilities=probabilities,
+        flagged=margins < 4.0,
+        flag_reasons={"read": margins < 4.0},
+        lightness=150.0,
+    )
+
+
+def test_records_hold_every_square_and_the_replay_tells_the_rules_apart() -> None:
+    kingdom = Kingdom.from_text("W0 W0 F0\nF0 C L0\nL0 G0 G0")
+    margins = np.full((3, 3), 9.0)
+    margins[0, 0], margins[2, 2] = 2.0, 3.8  # two doubtful squares; a sure orphan
+    orphans = np.zeros((3, 3), bool)
+    orphans[1, 2] = True
+    truth = np.array([[LABEL_INDEX[kingdom[r, c]] for c in range(3)] for r in range(3)])
+    truth[0, 0] = LABEL_INDEX[kingdom[1, 2]]  # the square read under 2 nats is wrong
+    records = square_records(fake_result(kingdom, margins, orphans), truth, {"seed": 1, "condition": "x"})
+    assert all(len(value) == 9 for value in records.values())
+    assert {f"reason_{name}" for name in REASONS} <= set(records)
+    data = {**records, "run": np.full(9, "run")}
+    old, new = old_rule(data), margin_rule(data, 4.0)
+    assert old[5] and not new[5]  # the sure orphan: flagged before, not now
+    assert old[0] and new[0] and new[8] and new.sum() == 2
+    assert margin_rule(data, 3.5).sum() == 1
