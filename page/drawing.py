@@ -54,6 +54,10 @@ def page_style() -> str:
         ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
         "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
         '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
+        # the kingdom fills its column; the element reporting taps on it takes no room
+        ".st-key-kingdom_view {gap: 0;}"
+        ".st-key-kingdom_view img {width: 100%; height: auto; display: block; cursor: pointer; "
+        "touch-action: manipulation;}"
         f"{terrains}</style>"
     )
 
