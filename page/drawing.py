@@ -96,6 +96,15 @@ def kingdom_jpeg(
     return encode_jpeg(draw_kingdom(kingdom, rectified_jpeg, review, corrected, highlight, selected), quality)
 
 
+@lru_cache(maxsize=16)
+def photo_canvas(rectified_jpeg: bytes, canvas_px: int) -> np.ndarray:
+    """The kingdom's photo at the drawn size (cached: every correction redraws the squares on the same
+    photo). Read-only."""
+    canvas = cv2.resize(decode_jpeg(rectified_jpeg), (canvas_px, canvas_px), interpolation=cv2.INTER_AREA)
+    canvas.setflags(write=False)
+    return canvas
+
+
 def draw_kingdom(
     kingdom: Kingdom,
     rectified_jpeg: bytes | None = None,
@@ -111,7 +120,7 @@ def draw_kingdom(
     size = kingdom.grid_size
     canvas_px = size * cell_px
     if rectified_jpeg is not None:
-        canvas = cv2.resize(decode_jpeg(rectified_jpeg), (canvas_px, canvas_px), interpolation=cv2.INTER_AREA)
+        canvas = photo_canvas(rectified_jpeg, canvas_px).copy()
     else:
         canvas = np.zeros((canvas_px, canvas_px, 3), np.uint8)
         for (r, c), square in kingdom.cells():
