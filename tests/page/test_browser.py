@@ -250,9 +250,13 @@ def test_score_in_view_after_upload_and_correction_and_reload_keeps_the_game(
 
     start = time.perf_counter()  # reload: the same game, with the photo's reading and the corrections
     page.reload()
-    page.locator(METRIC).first.wait_for(timeout=30_000)
+    # Watched on every frame: a locator's wait polls ever more slowly (up to every 500 ms), which the
+    # figure would include.
     page.wait_for_function(
-        f"s => document.querySelector('{METRIC}').innerText.trim() === s", arg=str(score), timeout=20_000
+        f"s => {{ const m = document.querySelector('{METRIC}'); return m && m.innerText.trim() === s; }}",
+        arg=str(score),
+        timeout=30_000,
+        polling="raf",
     )
     reopen_s = time.perf_counter() - start
     assert page.url == game_url and metric(page) == score
