@@ -288,6 +288,8 @@ def test_score_in_view_after_upload_and_correction_and_reload_keeps_the_game(
     )
     reopen_s, reopen_page_s = time.perf_counter() - start, shown_at.json_value() / 1e3
     assert page.url == game_url and metric(page) == score
+    kept = page.get_by_text("1 square corrected").or_(page.get_by_text("Photo: kingdom_"))
+    kept.first.wait_for(timeout=20_000)  # the rest of the page may follow the score by a frame or two
     assert page.get_by_text("1 square corrected").count() + page.get_by_text("Photo: kingdom_").count() >= 1
     print(
         f"\n[{device}] 12 MP photo -> first result: {first_result_s:.2f} s; "
