@@ -41,12 +41,10 @@ STYLE = page.drawing.page_style()
 st.set_page_config(page_title="Kingdomino scanner", page_icon=":crown:", layout="centered")
 
 
-# The kingdom is tapped far more often than anything else: an image drawn in the page itself (no iframe).
-tap_image = st.components.v2.component(
-    "kingdom_tap_image",
-    html='<img id="image" alt="the kingdom: tap a square" draggable="false">',
-    css="img {width: 100%; height: auto; display: block; cursor: pointer; touch-action: manipulation;}",
-    js=(ROOT / "page/assets/tap_image.js").read_text(encoding="utf-8"),
+# The kingdom is tapped far more often than anything else. Its image is plain HTML, drawn in the same
+# render as the score (a component's own content is drawn a step later); this element only reports taps.
+kingdom_taps = st.components.v2.component(
+    "kingdom_taps", js=(ROOT / "page/assets/kingdom_taps.js").read_text(encoding="utf-8")
 )
 
 
@@ -621,8 +619,12 @@ def show_kingdom(s: page.PageState, report: ScoreReport) -> None:
             None if s.paint else s.selected,
         )
         with st.container(key="kingdom_view"):
-            src = "data:image/jpeg;base64," + base64.b64encode(image).decode()
-            tap_image(data={"src": src}, key=key("click"), on_tap_change=on_click_kingdom)
+            side = kingdom.grid_size * page.drawing.CELL_PX  # room kept while a new image decodes
+            st.html(
+                f'<img id="image" alt="the kingdom: tap a square" draggable="false" width="{side}" '
+                f'height="{side}" src="data:image/jpeg;base64,{base64.b64encode(image).decode()}">'
+            )
+            kingdom_taps(key=key("click"), on_tap_change=on_click_kingdom)
     with editor:
         show_editor(s)
     warning = views.review_warning(player)

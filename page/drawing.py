@@ -54,6 +54,10 @@ def page_style() -> str:
         ".st-key-palette button, .st-key-crowns button, .st-key-edit_actions button "
         "{padding: 0.1rem 0.55rem; min-height: 2.2rem;}"
         '.st-key-palette [data-testid="stBaseButton-primary"] {box-shadow: 0 0 0 3px #2b2118;}'
+        # the kingdom fills its column; the element reporting taps on it takes no room
+        ".st-key-kingdom_view {gap: 0;}"
+        ".st-key-kingdom_view img {width: 100%; height: auto; display: block; cursor: pointer; "
+        "touch-action: manipulation;}"
         f"{terrains}</style>"
     )
 
@@ -92,6 +96,15 @@ def kingdom_jpeg(
     return encode_jpeg(draw_kingdom(kingdom, rectified_jpeg, review, corrected, highlight, selected), quality)
 
 
+@lru_cache(maxsize=16)
+def photo_canvas(rectified_jpeg: bytes, canvas_px: int) -> np.ndarray:
+    """The kingdom's photo at the drawn size (cached: every correction redraws the squares on the same
+    photo). Read-only."""
+    canvas = cv2.resize(decode_jpeg(rectified_jpeg), (canvas_px, canvas_px), interpolation=cv2.INTER_AREA)
+    canvas.setflags(write=False)
+    return canvas
+
+
 def draw_kingdom(
     kingdom: Kingdom,
     rectified_jpeg: bytes | None = None,
@@ -107,7 +120,7 @@ def draw_kingdom(
     size = kingdom.grid_size
     canvas_px = size * cell_px
     if rectified_jpeg is not None:
-        canvas = cv2.resize(decode_jpeg(rectified_jpeg), (canvas_px, canvas_px), interpolation=cv2.INTER_AREA)
+        canvas = photo_canvas(rectified_jpeg, canvas_px).copy()
     else:
         canvas = np.zeros((canvas_px, canvas_px, 3), np.uint8)
         for (r, c), square in kingdom.cells():

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
-from kingdomino.board import Cell, Terrain
+from kingdomino.board import Cell, Kingdom, Terrain
 from kingdomino.ranking import GameRanking, dynasty, rank_game
 from kingdomino.scoring import ScoreReport, Territory, score_kingdom
 from page.state import GameSession, PageState, PlayerKingdom
@@ -35,7 +36,14 @@ def score_player(player: PlayerKingdom, game: GameSession) -> ScoreReport | None
     kingdom = player.kingdom
     if kingdom is None:
         return None
-    return score_kingdom(kingdom, harmony=game.harmony, middle_kingdom=game.middle_kingdom)
+    return _score(kingdom, game.harmony, game.middle_kingdom)
+
+
+@lru_cache(maxsize=64)
+def _score(kingdom: Kingdom, harmony: bool, middle_kingdom: bool) -> ScoreReport:
+    """The engine's score, once per board and options: a rerun asks for each player's score several times
+    (scoreboard, ranking, winner, the score shown), and most boards are unchanged by a tap. Read-only."""
+    return score_kingdom(kingdom, harmony=harmony, middle_kingdom=middle_kingdom)
 
 
 def game_reports(game: GameSession) -> dict[str, ScoreReport]:
