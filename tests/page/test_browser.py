@@ -126,12 +126,16 @@ def in_view(page, locator, settle_s: float = 2.0) -> bool:
 
 
 def upload(page, photo: Path) -> float:
-    """Upload a photo with the photo box; the seconds until its score (or its refusal) shows."""
+    """Upload a photo with the photo box; the seconds until its score (or its refusal) shows.
+
+    Waits for the photo's name under the score (its caption, or the refusal), not in the photo box's
+    title: that title is drawn before the score, and a busy machine shows it while the old score stays."""
     start = time.perf_counter()
     page.locator(UPLOAD).first.set_input_files(str(photo))
     page.wait_for_function(
-        "name => [...document.querySelectorAll('[data-testid=stMarkdownContainer], summary')]"
-        ".some(e => e.innerText.includes(name))",
+        "name => [...document.querySelectorAll("
+        "'[data-testid=stMarkdownContainer], [data-testid=stCaptionContainer]')]"
+        ".some(e => !e.closest('summary') && e.innerText.includes(name))",
         arg=photo.name,
         timeout=60_000,
         polling="raf",
