@@ -331,10 +331,16 @@ def move_corner(page, device: str, caption, index: int, goal: np.ndarray, photo_
     scale = box["width"] / photo_width
     origin = np.array([box["x"], box["y"]])
     (x0, y0), (x1, y1) = corners_shown(caption)[index] * scale + origin, goal * scale + origin
+    # a corner on the photo's edge is grabbed from just inside it, as a finger would
+    x0 = min(max(x0, box["x"] + 4), box["x"] + box["width"] - 4)
+    y0 = min(max(y0, box["y"] + 4), box["y"] + box["height"] - 4)
     if device == "phone":  # a tap on the corner selects it, the next tap puts it in its place
         tap(page, device, x0, y0)
         if not redrawn(page, drawn, "frame_view", 10.0):  # a tap a busy machine dropped: tap again
             return False
+        view = shown_image(page, "frame_view")  # the rerun may have moved the photo on the screen
+        box = view.bounding_box()
+        x1, y1 = goal * box["width"] / photo_width + np.array([box["x"], box["y"]])
         tap(page, device, x1, y1)
     else:  # a drag from the corner to its place
         page.mouse.move(x0, y0)
