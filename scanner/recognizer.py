@@ -364,9 +364,8 @@ class KingdomScanner:
             located = _located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
 
-        cpu = (
-            time.process_time()
-        )  # the reading stages' processor time, steadier than the clock on a busy machine
+        # the reading stages' processor time, steadier than the clock on a busy machine
+        cpu = time.process_time()
         frame = self._read_frame(image, located, by_hand, timings)
         self._review(frame, located, grayscale)
         t0 = time.perf_counter()

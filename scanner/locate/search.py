@@ -304,27 +304,26 @@ def regions(view: View) -> list[Found]:
     results = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
     for quad in outlines:
-        corners = (
-            quad / factor / scale
-        )  # view pixels: the lattice is fitted in the outline at full resolution
+        corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
         sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
         small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
-        on = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
+        # judged on the view itself when its squares would be too small on the coarse copy
+        image, grey, at = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
         tried = [
             judged(
-                on[0],
-                on[1],
-                np.diag([on[2], on[2], 1.0]) @ lattice_in_outline(view.gray, corners, size),
+                image,
+                grey,
+                np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
                 size,
                 NO_OTHERS,
                 view,
-                on[2],
+                at,
                 settings.min_seam_support,
             )
             for size in sizes
         ]
         best = max(tried, key=lambda f: (f.verdict.accepted, f.verdict.seam_support))
-        results.append(_on_view(view, best, on[2]))
+        results.append(_on_view(view, best, at))
         if best.verdict.accepted:
             break
     return results
