@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -26,6 +27,7 @@ from scanner.locate.segments import (
 )
 
 NO_OTHERS = np.zeros((0, 2))  # centres of the other kingdoms seen (grid coordinates): none
+SEAM_TOLERANCE = 0.15  # of a pitch: a segment this near a comb's line lies on it
 
 
 def _combs(
@@ -98,34 +100,51 @@ def _phase(values: np.ndarray, weights: np.ndarray, pitch: float) -> float:
     return (int(np.argmax(smooth)) + 0.5) * pitch / bins
 
 
-def _side_coverage(
-    along: np.ndarray,
-    across_lo: np.ndarray,
-    across_hi: np.ndarray,
-    pitch_a: float,
-    phase_a: float,
-    pitch_b: float,
-    phase_b: float,
-    n_a: tuple[int, int],
-    n_b: tuple[int, int],
-    tolerance: float,
-) -> np.ndarray:
-    """Coverage (0-1) of each lattice side lying on the lines of one family, shape (lines, cells)."""
-    index = np.round((along - phase_a) / pitch_a).astype(int)
-    near = (np.abs(along - (phase_a + index * pitch_a)) < tolerance * pitch_a) & (
-        (index >= n_a[0]) & (index <= n_a[1])
+@dataclass(frozen=True)
+class _OnComb:
+    """A family's segments that lie on the lines ``span[0]..span[1]`` of one comb: each one's line (one-hot,
+    segments × lines) and its extent along the lines (plane units). Made once per comb, used with every
+    comb of the other family."""
+
+    span: tuple[int, int]
+    line_of: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
+def _on_comb(
+    along: np.ndarray, lo: np.ndarray, hi: np.ndarray, pitch: float, phase: float, span: tuple[int, int]
+) -> _OnComb:
+    """The segments (offset ``along`` the comb's axis, extent ``lo``-``hi``) within ``SEAM_TOLERANCE`` of a
+    pitch of one of the comb's lines in ``span``."""
+    index = np.round((along - phase) / pitch).astype(int)
+    near = (np.abs(along - (phase + index * pitch)) < SEAM_TOLERANCE * pitch) & (
+        (index >= span[0]) & (index <= span[1])
     )
-    coverage = np.zeros((n_a[1] - n_a[0] + 1, n_b[1] - n_b[0]))
-    if near.any():
-        # each segment's extent in cell units, against every cell [c, c + 1): overlap clipped at 0
-        lo = (across_lo[near] - phase_b) / pitch_b
-        hi = (across_hi[near] - phase_b) / pitch_b
-        starts = np.arange(n_b[0], n_b[1], dtype=float)
-        overlap = np.minimum(hi[:, None], starts + 1) - np.maximum(lo[:, None], starts)
-        line_of = np.zeros((len(lo), coverage.shape[0]))  # one-hot: which lattice line each segment is on
-        line_of[np.arange(len(lo)), index[near] - n_a[0]] = 1.0
-        coverage = line_of.T @ np.maximum(overlap, 0.0)  # summed per line (np.add.at is far slower)
+    line_of = np.zeros((int(near.sum()), span[1] - span[0] + 1))
+    line_of[np.arange(len(line_of)), index[near] - span[0]] = 1.0
+    return _OnComb(span, line_of, lo[near], hi[near])
+
+
+def _side_coverage(on: _OnComb, pitch: float, phase: float, cells: tuple[int, int]) -> np.ndarray:
+    """Coverage (0-1) of each lattice side on the comb's lines by its segments, shape (lines, cells) for
+    the cells ``cells[0]..cells[1] - 1`` of the other comb (``pitch``, ``phase``)."""
+    if not len(on.lo):
+        return np.zeros((on.span[1] - on.span[0] + 1, cells[1] - cells[0]))
+    # each segment's extent in cell units, against every cell [c, c + 1): overlap clipped at 0
+    lo = (on.lo - phase) / pitch
+    hi = (on.hi - phase) / pitch
+    starts = np.arange(cells[0], cells[1], dtype=float)
+    overlap = np.minimum(hi[:, None], starts + 1) - np.maximum(lo[:, None], starts)
+    coverage = on.line_of.T @ np.maximum(overlap, 0.0)  # summed per line (np.add.at is far slower)
     return np.minimum(coverage, 1.0)
+
+
+def _span(lo: float, hi: float, pitch: float, phase: float) -> tuple[int, int] | None:
+    """The comb's cells over the segment cloud's extent ``lo``-``hi`` and two more on each side; None when
+    too few or too many for a kingdom's lattice."""
+    span = (int(math.floor((lo - phase) / pitch)) - 2, int(math.ceil((hi - phase) / pitch)) + 2)
+    return span if 3 <= span[1] - span[0] <= 60 else None
 
 
 def find_lattice(
@@ -232,12 +251,20 @@ def _lattice(
     xa_lo, xa_hi = np.minimum(qa1[:, 0], qa2[:, 0]) * sx, np.maximum(qa1[:, 0], qa2[:, 0]) * sx
     yb_lo, yb_hi = np.minimum(qb1[:, 1], qb2[:, 1]) * sy, np.maximum(qb1[:, 1], qb2[:, 1]) * sy
     best = None
-    lines = (ya, xa_lo, xa_hi, xb, yb_lo, yb_hi)
-    extent = (*np.percentile(ya, [1, 99]), *np.percentile(xb, [1, 99]))
-    combs_x = _combs(xb, yb_lo, yb_hi, wb / wb.mean())
+    ylo, yhi, xlo, xhi = (*np.percentile(ya, [1, 99]), *np.percentile(xb, [1, 99]))
+    from_plane = np.linalg.inv(to_plane)
+    columns = []  # each comb of the B lines, with its segments on it, made once for every comb of the A lines
+    for px, fx in _combs(xb, yb_lo, yb_hi, wb / wb.mean()):
+        cols = _span(xlo, xhi, px, fx)
+        if cols is not None:
+            columns.append((px, fx, _on_comb(xb, yb_lo, yb_hi, px, fx, cols)))
     for py, fy in _combs(ya, xa_lo, xa_hi, wa / wa.mean()):
-        for px, fx in combs_x:
-            found = _windows(lines, extent, (py, fy, px, fx), to_plane, shape, grid, tiles)
+        rows = _span(ylo, yhi, py, fy)
+        if rows is None:
+            continue
+        on_rows = _on_comb(ya, xa_lo, xa_hi, py, fy, rows)
+        for px, fx, on_cols in columns:
+            found = _windows(on_rows, on_cols, (py, fy, px, fx), from_plane, shape, grid, tiles)
             if found is not None and (best is None or found[0] > best[0]):
                 best = found
     return best
@@ -256,43 +283,37 @@ def _cell_centres(from_plane: np.ndarray, comb: tuple, rows: tuple, cols: tuple)
 
 
 def _windows(
-    lines: tuple,
-    extent: tuple,
+    on_rows: _OnComb,
+    on_cols: _OnComb,
     comb: tuple,
-    to_plane: np.ndarray,
+    from_plane: np.ndarray,
     shape: tuple[int, int],
     grid: int | str,
     tiles: float = 1.0,
 ):
     """Best N×N window of one lattice, by seam coverage of the cells' sides: (score, H, N, others).
 
+    ``on_rows``, ``on_cols``: the segments on the lattice's row lines and column lines (``_on_comb``);
+    ``comb``: (row pitch, row phase, column pitch, column phase) in the plane; ``from_plane``: plane -> work.
     ``others``: centres (col, row in the chosen window's grid) of the other windows that score nearly as
-    well and lie apart from it (another kingdom on the same lattice).
-
-    ``extent`` is (ylo, yhi, xlo, xhi) of the segment cloud in the plane (1st-99th percentiles);
-    ``tiles`` scales the closed cells a window needs (see _needed_tiles).
+    well and lie apart from it (another kingdom on the same lattice). ``tiles`` scales the closed cells a
+    window needs (see needed_tiles).
     """
     height, width = shape
-    ya, xa_lo, xa_hi, xb, yb_lo, yb_hi = lines
     py, fy, px, fx = comb
-    ylo, yhi, xlo, xhi = extent
-    rows = (int(math.floor((ylo - fy) / py)) - 2, int(math.ceil((yhi - fy) / py)) + 2)
-    cols = (int(math.floor((xlo - fx) / px)) - 2, int(math.ceil((xhi - fx) / px)) + 2)
-    if not (3 <= rows[1] - rows[0] <= 60 and 3 <= cols[1] - cols[0] <= 60):
-        return None
+    rows, cols = on_rows.span, on_cols.span
     sizes = (5, 7) if grid == "auto" else (int(grid),)
     needed = min(needed_tiles(n, tiles) for n in sizes)
-    horizontal = _side_coverage(ya, xa_lo, xa_hi, py, fy, px, fx, rows, cols, 0.15)  # (rows+1, cols)
+    horizontal = _side_coverage(on_rows, px, fx, cols)  # (rows+1, cols)
     across = horizontal[:-1] + horizontal[1:]  # (rows, cols): coverage of each cell's top + bottom
     if (across >= 0.6).sum() < needed:  # a closed cell (score >= 2 below) has across >= 2/3: none here
         return None
-    vertical = _side_coverage(xb, yb_lo, yb_hi, px, fx, py, fy, cols, rows, 0.15)  # (cols+1, rows)
+    vertical = _side_coverage(on_cols, py, fy, rows)  # (cols+1, rows)
     along = vertical[:-1].T + vertical[1:].T  # left + right
     # a tile is closed on both axes; parallel plank joints or wood grain cover only one
     score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
     if (score >= 2.0).sum() < needed:
         return None  # too few closed cells in the whole lattice for any window to be a kingdom
-    from_plane = np.linalg.inv(to_plane)
     centre_x, centre_y = _cell_centres(from_plane, comb, rows, cols)
     inside = (np.abs(centre_x / width - 0.5) < 0.52) & (np.abs(centre_y / height - 0.5) < 0.52)
     if min(score.shape) < min(sizes):
