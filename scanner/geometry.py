@@ -13,7 +13,7 @@ import numpy as np
 def apply_homography(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``points`` (k, 2) mapped through the 3×3 ``matrix``: (k, 2)."""
     points = np.asarray(points, dtype=float).reshape(-1, 2)
-    p = np.c_[points, np.ones(len(points))] @ np.asarray(matrix, dtype=float).T
+    p = np.hstack((points, np.ones((len(points), 1)))) @ np.asarray(matrix, dtype=float).T
     return p[:, :2] / p[:, 2:3]
 
 

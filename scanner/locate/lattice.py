@@ -8,7 +8,6 @@ N×N window (5 or 7) with the most tile-like cells is the candidate.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -43,10 +42,12 @@ def _combs(
     if len(values) > 400:  # the longest segments carry the seams; bound the pair count
         keep = np.argsort(-(hi - lo))[:400]
         values, lo, hi, weights = values[keep], lo[keep], hi[keep], weights[keep]
-    i, j = _pairs(len(values))
-    overlap = np.minimum(hi[i], hi[j]) - np.maximum(lo[i], lo[j])
-    keep = np.flatnonzero(overlap > 0)
-    i, j, overlap = i[keep], j[keep], overlap[keep]
+    # every pair i < j that overlaps, in the order of np.triu_indices: outer products gather nothing
+    overlaps = np.minimum.outer(hi, hi) - np.maximum.outer(lo, lo)
+    i, j = np.nonzero(overlaps > 0)
+    keep = j > i
+    i, j = i[keep], j[keep]
+    overlap = overlaps[i, j]
     diff = np.abs(values[i] - values[j])
     pair_weight = np.sqrt(weights[i] * weights[j]) * overlap
     # weighted histogram of the offsets, bins [0, 1), [1, 2) ... [449, 450]
@@ -78,14 +79,6 @@ def _combs(
     return result
 
 
-@functools.lru_cache(maxsize=8)
-def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (i, j) of every pair i < j of n items (np.triu_indices, kept: the combs ask for it often)."""
-    i, j = np.triu_indices(n, k=1)
-    i.flags.writeable = j.flags.writeable = False
-    return i, j
-
-
 def _phase(values: np.ndarray, weights: np.ndarray, pitch: float) -> float:
     """Offset of the comb of the given pitch that the most (weighted) lines agree with."""
     bins = max(8, int(round(pitch * 2)))
@@ -95,7 +88,7 @@ def _phase(values: np.ndarray, weights: np.ndarray, pitch: float) -> float:
     offsets = np.arange(-3 * int(spread + 1), 3 * int(spread + 1) + 1)
     kernel = np.exp(-0.5 * (offsets / max(spread, 0.5)) ** 2)
     reach = len(offsets) // 2
-    padded = np.r_[hist[-reach:], hist, hist[:reach]] if reach else hist
+    padded = np.concatenate((hist[-reach:], hist, hist[:reach])) if reach else hist
     smooth = np.convolve(padded, kernel, mode="valid")[:bins]
     return (int(np.argmax(smooth)) + 0.5) * pitch / bins
 
