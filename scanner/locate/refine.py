@@ -86,7 +86,7 @@ def axis_sharpness(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tupl
     step = max(1, cell // REFINE_CELL_PX)  # a finer view is measured at the usual resolution
     squares = rect[cell // 2 : cell // 2 + n * cell : step, cell // 2 : cell // 2 + n * cell : step]
     cell //= step
-    detail = squares - cv2.GaussianBlur(squares, (0, 0), cell / 4)  # the artwork's texture, not its colours
+    detail = squares - _colours(squares, cell / 4)  # the artwork's texture, not its colours
     down, across = _correlation_length(detail.T), _correlation_length(detail)  # along y, along x
 
     def weight(excess: float) -> float:
@@ -94,6 +94,20 @@ def axis_sharpness(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tupl
 
     # rows' lines are seen by gradients along y: a length along y (blur up and down) hides them
     return weight(down - across), weight(across - down)
+
+
+def _colours(image: np.ndarray, sigma: float) -> np.ndarray:
+    """A Gaussian blur of ``sigma`` pixels done at half size (a quarter of the work of the wide kernel): the
+    colour fields it leaves vary far more slowly than the half-size grid."""
+    height, width = image.shape
+    half = cv2.resize(
+        image[: height - height % 2, : width - width % 2],
+        (width // 2, height // 2),
+        interpolation=cv2.INTER_AREA,
+    )
+    return cv2.resize(
+        cv2.GaussianBlur(half, (0, 0), sigma / 2), (width, height), interpolation=cv2.INTER_LINEAR
+    )
 
 
 def _correlation_length(image: np.ndarray) -> float:
