@@ -110,8 +110,9 @@ class ReadingSettings:
     table_like: float = 0.6
     table_like_margin: float = 6.0
     #: a kingdom whose squares are under this many pixels in the reduced copy the scanner decodes has its
-    #: squares cut from the photo decoded in full (the reduced copy halves a small kingdom's detail)
-    full_resolution_below: float = 64.0
+    #: squares cut from the photo decoded in full (the reduced copy halves a small kingdom's detail; on
+    #: larger squares the full photo changed readings of blurred photos only, as often for the worse)
+    full_resolution_below: float = 40.0
 
 
 @dataclass(frozen=True)
