@@ -2,10 +2,11 @@
 
 Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> compare the frame with
 the table around it (scanner.table: its colour and its pattern; a frame one square off its kingdom slides
-back) -> rectify to a top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh
-*empty* by the table comparison -> account for the castle model leaning over its neighbours as the camera
-sees it (scanner.tall) -> joint decoding under the box rules (scanner.decode), the squares the castle
-hides read again from what it leaves visible -> flags for the player -> score. Every stage is timed.
+back) -> rectify to a top-down image (a small kingdom's from the photo decoded in full) -> cut the N×N
+squares -> classify (SquareClassifier) -> weigh *empty* by the table comparison -> account for the castle
+model leaning over its neighbours as the camera sees it (scanner.tall) -> joint decoding under the box rules
+(scanner.decode), the squares the castle hides read again from what it leaves visible -> flags for the
+player -> score. Every stage is timed.
 """
 
 from __future__ import annotations
