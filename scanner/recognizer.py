@@ -2,10 +2,11 @@
 
 Pipeline per photo: load (EXIF-upright, reduced copy) -> locate the lattice -> compare the frame with
 the table around it (scanner.table: its colour and its pattern; a frame one square off its kingdom slides
-back) -> rectify to a top-down image -> cut the N×N squares -> classify (SquareClassifier) -> weigh
-*empty* by the table comparison -> account for the castle model leaning over its neighbours as the camera
-sees it (scanner.tall) -> joint decoding under the box rules (scanner.decode), the squares the castle
-hides read again from what it leaves visible -> flags for the player -> score. Every stage is timed.
+back) -> rectify to a top-down image (a small kingdom's from the photo decoded in full) -> cut the N×N
+squares -> classify (SquareClassifier) -> weigh *empty* by the table comparison -> account for the castle
+model leaning over its neighbours as the camera sees it (scanner.tall) -> joint decoding under the box rules
+(scanner.decode), the squares the castle hides read again from what it leaves visible -> flags for the
+player -> score. Every stage is timed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import cv2
@@ -23,8 +24,8 @@ from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
-from scanner.errors import ScanError
-from scanner.geometry import frame_corners, moved_frame
+from scanner.errors import PhotoError, ScanError
+from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.imageio import DECODE_MAX_SIDE, load_photo
 from scanner.locate import DEFAULT_SETTINGS, FrameUnreliable, Located, LocatorSettings, locate_kingdom
 from scanner.overlay import draw_lattice, draw_readings
@@ -109,6 +110,10 @@ class ReadingSettings:
     #: pattern_likeness) may be a hole in a patterned cloth: flagged under table_like_margin
     table_like: float = 0.6
     table_like_margin: float = 6.0
+    #: a kingdom whose squares are under this many pixels in the reduced copy the scanner decodes has its
+    #: squares cut from the photo decoded in full (the reduced copy halves a small kingdom's detail; on
+    #: larger squares the full photo changed readings of blurred photos only, as often for the worse)
+    full_resolution_below: float = 40.0
 
 
 @dataclass(frozen=True)
@@ -366,7 +371,9 @@ class KingdomScanner:
 
         # the reading stages' processor time, steadier than the clock on a busy machine
         cpu = time.process_time()
-        frame = self._read_frame(image, located, by_hand, timings)
+        reduced = to_original is not None and to_original(np.ones((1, 2))).min() >= FULL_RESOLUTION_GAIN
+        full = partial(_full_photo, source, name) if reduced else None
+        frame = self._read_frame(image, located, by_hand, timings, full)
         self._review(frame, located, grayscale)
         t0 = time.perf_counter()
         report = score_kingdom(frame.kingdom)
@@ -400,9 +407,12 @@ class KingdomScanner:
             lightness=frame.lightness,
         )
 
-    def _read_frame(self, image: np.ndarray, located: Located, by_hand: bool, timings: dict) -> _Frame:
+    def _read_frame(
+        self, image: np.ndarray, located: Located, by_hand: bool, timings: dict, full: Callable | None = None
+    ) -> _Frame:
         """The squares of the located frame, read against the table; the frame slid off a strip of table
-        or moved to put the castle central when the reading says so (never a frame placed by hand)."""
+        or moved to put the castle central when the reading says so (never a frame placed by hand).
+        ``full``: decodes the photo at full resolution (None for an array), for a small kingdom's squares."""
         n, homography, notes = located.grid_size, located.homography, list(located.notes)
         t0 = time.perf_counter()
         lightness = kingdom_lightness(image, homography, n)
@@ -414,11 +424,14 @@ class KingdomScanner:
             notes.append(SLID_FRAME_NOTE)
             distances = self._table_distances(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
-        read = self._read(seen, homography, n, timings, distances)
+        t0 = time.perf_counter()
+        detail = detail_source(image, homography, n, full, lightness, self.reading.full_resolution_below)
+        timings["rectify"] = time.perf_counter() - t0
+        read = self._read(seen, homography, n, timings, distances, detail)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
-            again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n))
+            again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n), detail)
             castle = _castle(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(read[0]):  # no tile lost
@@ -463,14 +476,18 @@ class KingdomScanner:
         n: int,
         timings: dict[str, float],
         distances: np.ndarray | None,
+        detail: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple:
         """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances``, account for the castle
         leaning over its neighbours and decode the N×N frame: (kingdom, readings, flagged, rectified,
-        probs, details)."""
+        probs, details). ``detail``: (image, map from ``image``'s pixels) to cut the squares from instead."""
         t0 = time.perf_counter()
-        rectified = rectify(image, homography, n)
+        if detail is None:
+            rectified = rectify(image, homography, n)
+        else:
+            rectified = rectify(detail[0], detail[1] @ homography, n)
         crops = cut_squares(rectified, n)
-        timings["rectify"] = time.perf_counter() - t0
+        timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
         try:
@@ -569,6 +586,49 @@ def brightened(image: np.ndarray, homography: np.ndarray, n: int, top: float | N
     if top >= DARK_BELOW:
         return image
     return cv2.convertScaleAbs(image, alpha=min(MAX_BRIGHTEN, BRIGHTEN_TO / max(top, 1.0)))
+
+
+#: The photo is decoded again in full for a small kingdom only when that gives this many times the pixels
+#: per square of the reduced copy.
+FULL_RESOLUTION_GAIN = 1.2
+
+
+def _full_photo(source: str | Path | bytes, name: str | None) -> np.ndarray:
+    return load_photo(source, name=name).image
+
+
+def detail_source(
+    image: np.ndarray,
+    homography: np.ndarray,
+    n: int,
+    full: Callable[[], np.ndarray] | None,
+    lightness: float,
+    below: float,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(part of the photo at full resolution, map from ``image``'s pixels to it) to cut the squares of a
+    kingdom from when they are under ``below`` pixels in the reduced ``image`` and the photo was reduced;
+    else None. The part holds the frame and half the grid around it (the frame may still move by that
+    much), brightened like ``image`` (``lightness``: the frame's kingdom_lightness)."""
+    if full is None or square_px(frame_corners(homography, n), n) >= below:
+        return None
+    try:
+        photo = full()
+    except PhotoError:  # e.g. refused in full where the reduced copy was allowed: read the copy
+        return None
+    factors = np.array([photo.shape[1] / image.shape[1], photo.shape[0] / image.shape[0]])
+    if factors.min() < FULL_RESOLUTION_GAIN:  # the copy was not reduced, or hardly
+        return None
+    to_full = np.diag([factors[0], factors[1], 1.0])
+    corners = frame_corners(to_full @ homography, n)
+    reach = (n // 2 + 1) * square_px(corners, n)
+    x0, y0 = np.clip(np.floor(corners.min(axis=0) - reach), 0, None).astype(int)
+    x1 = int(min(photo.shape[1], np.ceil(corners[:, 0].max() + reach)))
+    y1 = int(min(photo.shape[0], np.ceil(corners[:, 1].max() + reach)))
+    if x1 <= x0 or y1 <= y0:
+        return None
+    to_part = np.array([[1.0, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ to_full
+    part = brightened(photo[y0:y1, x0:x1], to_part @ homography, n, lightness)
+    return part, to_part
 
 
 def kingdom_lightness(image: np.ndarray, homography: np.ndarray, n: int) -> float:

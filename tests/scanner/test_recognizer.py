@@ -11,7 +11,8 @@ import pytest
 
 from benchmarks.scenes import generate_scene
 from kingdomino.board import Kingdom
-from scanner.errors import KingdomNotFoundError, ScanError
+from scanner.errors import KingdomNotFoundError, PhotoError, ScanError
+from scanner.geometry import frame_corners, frame_homography, square_px
 from scanner.recognizer import (
     DARK_BELOW,
     DIM_NOTE,
@@ -21,8 +22,10 @@ from scanner.recognizer import (
     ReadingSettings,
     brightened,
     castle_shift,
+    detail_source,
     glare_squares,
 )
+from scanner.rectify import rectify
 from tests.support.scan_fakes import ColourClassifier, UnsureColourClassifier
 
 pytestmark = pytest.mark.model
@@ -272,3 +275,34 @@ def test_every_flag_has_a_named_reason(fake_scanner, scene) -> None:
         assert np.array_equal(union, result.flagged)
         assert (result.flag_reasons["read"] >= (result.details.margins < ReadingSettings().flag_margin)).all()
         assert result.lightness is not None and result.timings["reading_cpu"] >= 0.0
+
+
+def test_a_small_kingdom_is_cut_from_the_photo_at_full_resolution(scene) -> None:
+    """The squares of a kingdom small in the reduced copy come from the full photo, in the same frame."""
+    truth, corners = scene.upright()
+    full = cv2.resize(scene.image, (3200, 2400), interpolation=cv2.INTER_CUBIC)
+    reduced = cv2.resize(full, (1600, 1200), interpolation=cv2.INTER_AREA)
+    homography = frame_homography(corners, truth.grid_size)
+    side = square_px(corners, truth.grid_size)
+    n = truth.grid_size
+    part, to_part = detail_source(reduced, homography, n, lambda: full, 200.0, below=side + 1)
+    assert part.shape[0] < full.shape[0] and part.shape[1] < full.shape[1]  # only around the kingdom
+    assert square_px(frame_corners(to_part @ homography, n), n) == pytest.approx(2 * side, rel=1e-6)
+    fine, coarse = rectify(part, to_part @ homography, n), rectify(reduced, homography, n)
+    assert np.abs(fine.astype(float) - coarse).mean() < 6  # the same squares, in more detail
+    assert detail_source(reduced, homography, n, lambda: full, 200.0, below=side - 1) is None
+    assert detail_source(reduced, homography, n, None, 200.0, below=side + 1) is None
+    assert detail_source(reduced, homography, n, lambda: reduced, 200.0, below=side + 1) is None
+
+    def refused() -> np.ndarray:
+        raise PhotoError("too large")
+
+    assert detail_source(reduced, homography, n, refused, 200.0, below=side + 1) is None
+
+
+def test_a_kingdom_read_from_the_full_photo_reads_as_from_the_reduced_copy(scene) -> None:
+    big = cv2.resize(scene.image, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    reduced = KingdomScanner(ColourClassifier(), reading=ReadingSettings(full_resolution_below=0.0))
+    full = KingdomScanner(ColourClassifier(), reading=ReadingSettings(full_resolution_below=1000.0))
+    assert full.scan(data).kingdom == reduced.scan(data).kingdom

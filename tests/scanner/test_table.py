@@ -273,3 +273,11 @@ def test_a_plain_table_square_keeps_its_colour_evidence_with_the_pattern() -> No
     combined = combined_evidence(colour, pattern_evidence(pattern_likeness(photo, FRAME, 5), 5))
     assert combined[1, 3] == pytest.approx(TABLE_EVIDENCE + BOTH_BONUS, rel=0.05)  # both say table
     assert (combined[colour < 0] < 0).all()  # the flat tiles stay unlike the table
+
+
+def test_a_hole_showing_part_of_a_cloths_print_gets_part_of_the_evidence() -> None:
+    """A hole in a patterned cloth shows only part of its print: its colours overlap the table's less than
+    the whole ring's do, and it still gets evidence for *empty*, the more the more they overlap."""
+    evidence = pattern_evidence(np.array([[0.7, 0.82, 0.87, 0.93, 0.99]]), 5)[0]
+    assert evidence[0] == 0.0
+    assert 0.0 < evidence[1] < evidence[2] < evidence[3] < evidence[4] == pytest.approx(TABLE_EVIDENCE)
