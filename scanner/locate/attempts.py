@@ -148,7 +148,9 @@ class Search:
 
     # --- running
     def run(self) -> Candidate | None:
-        for name in (name for name in ATTEMPTS if name in self.steps and name in self.settings.attempts):
+        for name in self.settings.attempts:
+            if name not in self.steps or name in self.ran:  # a name listed twice runs once
+                continue
             # the photo's first attempt always runs; a copy's attempts only within the budget
             if (self.ran or self.view.photo is not None) and self.view.over_budget():
                 self.path.append("budget=spent")
@@ -386,7 +388,7 @@ def _worth_unlike_table(search: Search) -> bool:
     return search.chosen() is None and not search.view.grayscale and bool(search.view.patches())
 
 
-#: name -> (when it runs, what it does), in the order tried.
+#: name -> (when it runs, what it does); the order they are tried in is ``LocatorSettings.attempts``.
 ATTEMPTS: dict[str, tuple[Callable[[Search], bool], Callable[[Search], None]]] = {
     "fast": (_always, _fast),
     "whole": (_not_settled, _whole),

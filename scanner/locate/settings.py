@@ -24,7 +24,7 @@ ALL_ATTEMPTS = (
 @dataclass(frozen=True)
 class LocatorSettings:
     # --- the attempts and their budget
-    attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, a subset of ALL_ATTEMPTS (order kept)
+    attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, in this order (names of ALL_ATTEMPTS)
     budget_seconds: float = 4.0  # processor seconds of the search after which no new attempt or window starts
 
     # --- the views searched

@@ -59,6 +59,20 @@ def test_only_the_attempts_in_the_settings_run() -> None:
     assert located.path == ["whole=accepted"] and located.found_by == "whole"
 
 
+def test_an_attempt_listed_twice_runs_once() -> None:
+    settings = LocatorSettings(attempts=("whole", "regions", "whole", "regions"))
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(_table(0), settings=settings)
+    assert caught.value.path == ["whole=none", "regions=none"]
+
+
+def test_the_attempts_run_in_the_order_the_settings_give() -> None:
+    settings = LocatorSettings(attempts=("regions", "whole"))
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(_table(0), settings=settings)
+    assert caught.value.path == ["regions=none", "whole=none"]
+
+
 def test_a_spent_budget_starts_no_further_attempt() -> None:
     with pytest.raises(KingdomNotFoundError) as caught:
         locate_kingdom(_table(0), settings=LocatorSettings(budget_seconds=0.0))
