@@ -6,10 +6,11 @@ to that size alone and interpreter start-up and model loading are excluded from 
 medians of ``--runs`` scans; the baseline is ``cv2.imdecode`` of the same JPEG bytes in the same process.
 
 The locator runs a flat list of attempts (scanner.locate.attempts): a fast one on a ~1000 px copy, then
-the whole work copy, windows, enlarged windows... until a frame is settled. Each row gives the attempts a
-scan ran (its ``ScanResult.path``); the same 12 MP photo is also measured without the fast attempt, and
-``--scenes`` more 12 MP scenes (other seeds: other tables, kingdom sizes and tilts) give the mean and the
-slowest scan over varied photos against the mean ``cv2.imread`` of the same files, photo by photo; and
+colour outlines, the whole work copy, windows, enlarged windows... until a frame is settled. Each row gives
+the attempts a scan ran (its ``ScanResult.path``); the same 12 MP photo is also measured without the fast
+attempt, and ``--scenes`` more 12 MP scenes (other seeds: other tables, kingdom sizes and tilts) give the
+mean and the slowest scan over varied photos against the mean ``cv2.imread`` of the same files, photo by
+photo; and
 ``--hard`` photos of the hard bench (``benchmarks.hard``, held-out split unless ``--hard-split dev``: every
 condition class, refusals included) the same way, each with the path its scan took.
 """

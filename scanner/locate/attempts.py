@@ -2,10 +2,11 @@
 
 Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule beside it holds:
   fast          always: the lattice on a ~1000 px copy; decides alone when sure and central
+  regions       nothing accepted, a colour photo: outlines of colour regions unlike the table (no seams
+                needed to propose them: blur, dim light, small kingdoms); when an unsure fast frame waits
+                for the whole search, only after it
   whole         not settled: the lattice on the work copy of the photo
   cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
-  regions       nothing accepted, a colour photo: outlines of colour regions unlike the table (no seams
-                needed to propose them: blur, dim light, small kingdoms)
   windows       not settled, no table pattern met: half-photo and small windows
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
@@ -14,7 +15,9 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
 "Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);
 the search stops there. The chosen frame among the accepted ones is the most central, when its squares
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
-squares on its copy) counts only once the whole search has had its say, confirmed on the photo.
+squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
+outline's frame is rough: one that barely passed the judge settles nothing before the whole lattice has
+run, and a lattice frame of the same kingdom takes its place.
 """
 
 from __future__ import annotations
@@ -117,12 +120,13 @@ class Search:
         for candidate in list(self.candidates):  # a pending frame refused on confirmation leaves the list
             if candidate.pending and "whole" not in self.ran:
                 continue
-            if chosen is not None and (
-                _same_kingdom(candidate, chosen) or not alike_squares(_frame(candidate), _frame(chosen))
-            ):
-                continue
-            if chosen is not None and self._off_centre(candidate) >= self._off_centre(chosen):
-                continue
+            # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it
+            refits = chosen is not None and _refits(candidate, chosen)
+            if chosen is not None and not refits:
+                if _same_kingdom(candidate, chosen) or not alike_squares(_frame(candidate), _frame(chosen)):
+                    continue
+                if self._off_centre(candidate) >= self._off_centre(chosen):
+                    continue
             if candidate.pending and not self._confirm(candidate):
                 continue
             chosen = candidate
@@ -140,15 +144,21 @@ class Search:
         return chosen
 
     def settled(self) -> bool:
+        """The chosen frame covers the photo's centre; an unsure outline only once the whole lattice ran."""
         chosen = self.chosen()
-        return chosen is not None and covers(chosen.homography, chosen.size, image_centre(self.view.shape))
+        if chosen is None or not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
+            return False
+        rough = chosen.attempt in OUTLINE_ATTEMPTS and chosen.verdict.unsure(self.settings)
+        return not rough or "whole" in self.ran
 
     def met(self, refusal: type) -> bool:
         return any(isinstance(error, refusal) for error in self.lattice_refusals)
 
     # --- running
     def run(self) -> Candidate | None:
-        for name in (name for name in ATTEMPTS if name in self.steps and name in self.settings.attempts):
+        for name in self.settings.attempts:
+            if name not in self.steps or name in self.ran:  # a name listed twice runs once
+                continue
             # the photo's first attempt always runs; a copy's attempts only within the budget
             if (self.ran or self.view.photo is not None) and self.view.over_budget():
                 self.path.append("budget=spent")
@@ -378,15 +388,18 @@ def _worth_zooming(search: Search) -> bool:
 
 
 def _worth_regions(search: Search) -> bool:
-    """Nothing accepted on seams, in a colour photo: the kingdom's colours may still stand out."""
-    return search.chosen() is None and not search.view.grayscale
+    """Nothing accepted, in a colour photo: the kingdom's colours may still stand out. Before the whole
+    lattice only when no fast frame waits for it to be confirmed (the whole search has its say first)."""
+    if search.chosen() is not None or search.view.grayscale:
+        return False
+    return "whole" in search.ran or not any(candidate.pending for candidate in search.candidates)
 
 
 def _worth_unlike_table(search: Search) -> bool:
     return search.chosen() is None and not search.view.grayscale and bool(search.view.patches())
 
 
-#: name -> (when it runs, what it does), in the order tried.
+#: name -> (when it runs, what it does); the order they are tried in is ``LocatorSettings.attempts``.
 ATTEMPTS: dict[str, tuple[Callable[[Search], bool], Callable[[Search], None]]] = {
     "fast": (_always, _fast),
     "whole": (_not_settled, _whole),
@@ -482,6 +495,12 @@ def _frame(candidate: Candidate) -> tuple[np.ndarray, int]:
 
 def _same_kingdom(one: Candidate, other: Candidate) -> bool:
     return frames_overlap(_frame(one), _frame(other))
+
+
+def _refits(candidate: Candidate, chosen: Candidate) -> bool:
+    """Whether a lattice frame takes the place of an outline's frame of the same kingdom."""
+    outline = chosen.attempt in OUTLINE_ATTEMPTS
+    return outline and candidate.attempt not in OUTLINE_ATTEMPTS and _same_kingdom(candidate, chosen)
 
 
 def _with_others(candidate: Candidate, points: np.ndarray) -> Candidate:

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Every attempt the locator knows, in the order they are tried (see scanner.locate.attempts).
+#: Every attempt the locator knows, in the order they are tried (see scanner.locate.attempts). The colour
+#: regions come before the whole lattice: an outline on a small copy costs a fraction of the work copy's
+#: segments and settles many photos the fast attempt leaves. They are looked at again after it, for a
+#: photo whose unsure fast frame waited for the whole search (an attempt runs at most once).
 ALL_ATTEMPTS = (
     "fast",
+    "regions",
     "whole",
     "cropped",
     "regions",
@@ -24,7 +28,7 @@ ALL_ATTEMPTS = (
 @dataclass(frozen=True)
 class LocatorSettings:
     # --- the attempts and their budget
-    attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, a subset of ALL_ATTEMPTS (order kept)
+    attempts: tuple[str, ...] = ALL_ATTEMPTS  # the attempts run, in this order (names of ALL_ATTEMPTS)
     budget_seconds: float = 4.0  # processor seconds of the search after which no new attempt or window starts
 
     # --- the views searched

@@ -9,8 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.hard_scenes import generate_hard_scene
 from benchmarks.scenes import generate_scene
+from benchmarks.whole_photos import corner_errors
 from scanner.errors import KingdomNotFoundError
+from scanner.imageio import DECODE_MAX_SIDE, load_photo
 from scanner.locate import (
     ALL_ATTEMPTS,
     LocatorRefusal,
@@ -59,6 +62,38 @@ def test_only_the_attempts_in_the_settings_run() -> None:
     assert located.path == ["whole=accepted"] and located.found_by == "whole"
 
 
+def test_an_attempt_listed_twice_runs_once() -> None:
+    settings = LocatorSettings(attempts=("whole", "regions", "whole", "regions"))
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(_table(0), settings=settings)
+    assert caught.value.path == ["whole=none", "regions=none"]
+
+
+def test_the_attempts_run_in_the_order_the_settings_give() -> None:
+    settings = LocatorSettings(attempts=("regions", "whole"))
+    with pytest.raises(KingdomNotFoundError) as caught:
+        locate_kingdom(_table(0), settings=settings)
+    assert caught.value.path == ["regions=none", "whole=none"]
+
+
+def test_the_colour_outline_is_looked_at_before_the_whole_lattice() -> None:
+    assert ALL_ATTEMPTS.index("regions") < ALL_ATTEMPTS.index("whole")
+
+
+@pytest.mark.slow
+def test_an_unsure_outline_gives_way_to_the_lattice_frame_of_the_same_kingdom() -> None:
+    # a dev photo of the hard bench (castle class): the colour outline, looked at first, frames the kingdom
+    # more than a square off and barely passes; the whole lattice, run before the search may stop, frames it
+    scene = generate_hard_scene(100080)
+    _, truth = scene.upright()
+    photo = load_photo(cv2.imencode(".jpg", scene.image)[1].tobytes(), max_side=DECODE_MAX_SIDE)
+    located = locate_kingdom(photo.image)
+    steps = [step.split("=")[0] for step in located.path]
+    assert steps.index("regions") < steps.index("whole"), located.path
+    corners = photo.to_original(located.corners)
+    assert min(corner_errors(corners, np.roll(truth, -k, axis=0), 5).max() for k in range(4)) < 0.25
+
+
 def test_a_spent_budget_starts_no_further_attempt() -> None:
     with pytest.raises(KingdomNotFoundError) as caught:
         locate_kingdom(_table(0), settings=LocatorSettings(budget_seconds=0.0))
@@ -103,6 +138,9 @@ def test_a_photo_with_30_px_of_motion_blur_is_located() -> None:
     assert located.grid_size == truth_kingdom.grid_size
     error = np.linalg.norm(located.corners - truth_corners, axis=1).max() / located.square_px
     assert error < 0.25
+    # the seams are smeared, the colours are not: the kingdom's outline is looked at before the whole lattice
+    steps = [step.split("=")[0] for step in located.path]
+    assert located.found_by == "fast" or steps[:2] == ["fast", "regions"], located.path
 
 
 def test_the_scan_exposes_the_path_and_says_when_the_frame_is_unsure() -> None:
