@@ -103,16 +103,21 @@ def test_a_frame_larger_than_the_kingdom_shrinks_onto_the_edge_of_its_artwork(on
     assert np.abs(fitted - truth).max() < 0.1 * pitch
 
 
-def test_a_kingdom_turned_on_a_mat_is_framed_not_the_mats_lattice() -> None:
-    board = cv2.imread(str(BOARDS / "1.jpg"))
-    side = 500
-    board = cv2.resize(board, (side, side), interpolation=cv2.INTER_AREA)
+def _turned_on_mat(side: int, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """(photo, true corners) of a board ``side`` pixels wide turned ``degrees`` in the middle of a mat
+    whose cells are 50 pixels."""
+    board = cv2.resize(cv2.imread(str(BOARDS / "1.jpg")), (side, side), interpolation=cv2.INTER_AREA)
     photo = _on_cutting_mat(np.zeros((0, 0, 3), np.uint8), 50, (0, 0))
-    turn = cv2.getRotationMatrix2D((side / 2, side / 2), 25, 1.0)
+    turn = cv2.getRotationMatrix2D((side / 2, side / 2), degrees, 1.0)
     turn[:, 2] += (800 - side / 2, 600 - side / 2)
     cv2.warpAffine(board, turn, photo.shape[1::-1], photo, borderMode=cv2.BORDER_TRANSPARENT)
     square = np.float64([[0, 0], [side, 0], [side, side], [0, side]])
-    truth = cv2.transform(square[None], turn)[0]
+    return photo, cv2.transform(square[None], turn)[0]
+
+
+def test_a_kingdom_turned_on_a_mat_is_framed_not_the_mats_lattice() -> None:
+    side = 500
+    photo, truth = _turned_on_mat(side, 25)
     located = locate_kingdom(photo)
     # the whole photo's lattice is the mat's: searched again without the mat's lines, it is the kingdom's
     # (no window of the photo needed)
@@ -142,15 +147,8 @@ def test_segments_on_lines_longer_than_any_kingdom_are_the_tables() -> None:
 
 
 def test_a_kingdom_turned_a_little_at_nearly_the_mats_pitch_is_framed() -> None:
-    board = cv2.imread(str(BOARDS / "1.jpg"))
     side = 5 * 56  # squares a little larger than the mat's cells, turned just past the old 3° tolerance
-    board = cv2.resize(board, (side, side), interpolation=cv2.INTER_AREA)
-    photo = _on_cutting_mat(np.zeros((0, 0, 3), np.uint8), 50, (0, 0))
-    turn = cv2.getRotationMatrix2D((side / 2, side / 2), 4, 1.0)
-    turn[:, 2] += (800 - side / 2, 600 - side / 2)
-    cv2.warpAffine(board, turn, photo.shape[1::-1], photo, borderMode=cv2.BORDER_TRANSPARENT)
-    square = np.float64([[0, 0], [side, 0], [side, side], [0, side]])
-    truth = cv2.transform(square[None], turn)[0]
+    photo, truth = _turned_on_mat(side, 4)
     located = locate_kingdom(photo)
     assert located.grid_size == 5, located.path
     errors = [np.abs(np.roll(located.corners, -k, axis=0) - truth).max() for k in range(4)]
