@@ -367,15 +367,22 @@ def lattice_search(
     found = judged(work, gray, grid_to_work, size, others, view, scale, min_support)
     if focus != CENTRAL or not table_lattice(found.verdict, settings):
         return found
-    # the lattice is the table's own (a mat, a printed grid): the kingdom's is looked for without its lines
-    start = time.perf_counter()
-    rest = segs[~on_lattice(segs, found.homography, settings.lattice_angle)]
-    lattice = find_lattice(rest, gray.shape, view.grid, settings.direction_peaks, focus, tiles)
-    view._add("locate.lattice", start)
-    if lattice is None:
-        return found
-    other = judged(work, gray, *lattice, view, scale, min_support)
-    return other if better(other.verdict, found.verdict, settings) else found
+    # the lattice is the table's own (a mat, a printed grid): the kingdom's is looked for without the
+    # table's segments, told two ways: along that lattice's directions, or on the table's long straight
+    # lines and in the border's colours (a kingdom turned a little from the mat, or at its pitch)
+    square = square_px(frame_corners(found.homography, found.size), found.size)
+    kept = np.ones(len(segs), bool) if view.grayscale else unlike_table(work, segs, settings)
+    for table in (
+        on_lattice(segs, found.homography, settings.lattice_angle),
+        ~kept | table_lines(segs, square, settings, kept),
+    ):
+        start = time.perf_counter()
+        lattice = find_lattice(segs[~table], gray.shape, view.grid, settings.direction_peaks, focus, tiles)
+        view._add("locate.lattice", start)
+        if lattice is not None:
+            other = judged(work, gray, *lattice, view, scale, min_support)
+            found = other if better(other.verdict, found.verdict, settings) else found
+    return found
 
 
 def table_lattice(verdict: Verdict, settings: LocatorSettings) -> bool:
@@ -399,6 +406,51 @@ def better(one: Verdict, other: Verdict, settings: LocatorSettings) -> bool:
         return (verdict.accepted, not table_lattice(verdict, settings), verdict.score)
 
     return rank(one) > rank(other)
+
+
+def table_lines(
+    segs: np.ndarray, square: float, settings: LocatorSettings, seeds: np.ndarray | None = None
+) -> np.ndarray:
+    """Which segments (work pixels) lie on a straight line of the photo that segments cover, gaps aside,
+    over more than ``table_line_squares`` squares (``square``: pixels), more than half of it drawn. A
+    printed mat's, a grid's or a cloth's lines cross the table; a kingdom's seams stop at its edge,
+    whatever its turn or its pitch against the table's (perspective keeps a line straight). ``seeds``: the
+    segments whose lines are looked at (all when None), the longest first."""
+    lines = np.zeros(len(segs), bool)
+    if not len(segs):
+        return lines
+    start, end = segs[:, :2], segs[:, 2:]
+    direction = end - start
+    length = np.hypot(direction[:, 0], direction[:, 1])
+    tolerance = settings.table_line_width * square
+    cos_turn = math.cos(math.radians(settings.lattice_angle))
+    order = np.argsort(-length)
+    if seeds is not None:
+        order = order[seeds[order]]
+    for k in order[: settings.table_line_seeds]:
+        if lines[k] or length[k] < 1e-6:
+            continue
+        unit = direction[k] / length[k]
+        normal = np.array([-unit[1], unit[0]])
+        # the members: along the seed (within the lattice angle) with both ends on its line
+        along = np.abs(direction @ unit) >= cos_turn * length
+        off = np.maximum(np.abs((start - start[k]) @ normal), np.abs((end - start[k]) @ normal))
+        member = np.flatnonzero(along & (off < tolerance))
+        ends = np.sort(np.c_[(start[member] - start[k]) @ unit, (end[member] - start[k]) @ unit], axis=1)
+        span = ends[:, 1].max() - ends[:, 0].min()
+        if span > settings.table_line_squares * square and _drawn(ends) > span / 2:
+            lines[member] = True
+    return lines
+
+
+def _drawn(intervals: np.ndarray) -> float:
+    """The length the union of (k, 2) sorted intervals covers."""
+    total, reach = 0.0, -math.inf
+    for lo, hi in intervals[np.argsort(intervals[:, 0])]:
+        if hi > reach:
+            total += hi - max(lo, reach)
+            reach = hi
+    return total
 
 
 def on_lattice(segs: np.ndarray, grid_to_work: np.ndarray, degrees: float) -> np.ndarray:

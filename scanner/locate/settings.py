@@ -98,6 +98,9 @@ class LocatorSettings:
     outline_reach: float = 0.45  # a frame's side moves at most this (of a square) onto the artwork's edge
     outline_step: float = 0.35  # ... when the share of pixels unlike the table steps by this across it
     lattice_angle: float = 3.0  # degrees: segments along a table's lattice, left out to find the kingdom's
+    table_line_squares: float = 7.5  # segments along a straight line farther (squares) than a kingdom
+    table_line_width: float = 0.05  # ... their ends within this (of a square) of the line
+    table_line_seeds: int = 400  # the longest segments tried as such a line
 
     # --- growing a 5×5 window to the Mighty Duel 7×7 around it
     grow_screen: float = 0.4  # ring sides on a seam on the extended 5×5 lattice (a quick screen)

@@ -199,7 +199,8 @@ def test_a_kingdom_on_a_strong_table_pattern_is_found_not_the_pattern(photo_name
     truth = json.loads((TEST_DATA / f"{photo_name}.json").read_text())
     photo = load_photo(TEST_DATA / f"{photo_name}.jpg", max_side=DECODE_MAX_SIDE).image
     located = locate_kingdom(photo)
-    assert located.found_by in ("regions", "unlike_table", "windows"), located.path
+    # (fast: its lattice refitted without the table's long lines and colours)
+    assert located.found_by in ("fast", "regions", "unlike_table", "windows"), located.path
     assert located.grid_size == truth["grid_size"]
     corners = np.array(truth["corners"])
     assert min(corner_error(located.corners, np.roll(corners, turns, axis=0), 5) for turns in range(4)) < 0.25
@@ -266,13 +267,13 @@ def test_cropped_board_is_taken_as_the_whole_photo_without_the_segment_search() 
         locate_kingdom(_table(0)[:1000, :1000], settings=only_cropped)
 
 
-@pytest.mark.parametrize(("seed", "first_seen_as_five"), [(20000, False), (50011, True)])
+@pytest.mark.parametrize(("seed", "first_seen_as_five"), [(20000, False), (50011, False)])
 def test_mighty_duel_kingdom_first_seen_as_five_by_five_is_grown_to_seven_by_seven(
     seed: int, first_seen_as_five: bool
 ) -> None:
-    # dev scenes whose lattice search once scored a 5×5 window of the 7×7 kingdom best (20000 is now found
-    # as a 7×7 at once, 50011 still as a 5×5); the ring of tiles around the window (seams on the same
-    # lattice) makes it the 7×7 it is
+    # dev scenes whose lattice search once scored a 5×5 window of the 7×7 kingdom best (both are now found
+    # as a 7×7 at once: 50011 since the refit of a lattice on the table's lines; growing is still tested by
+    # the next test's scenes); the ring of tiles around the window makes it the 7×7 it is
     scene = generate_scene(seed, grid_size=7)
     _, truth_corners = scene.upright()
     photo = cv2.imdecode(

@@ -13,7 +13,7 @@ from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.judge import middle_seams, needed_support
 from scanner.locate.placement import Placement, fit_outline, place
 from scanner.locate.refine import seam_support
-from scanner.locate.search import on_lattice
+from scanner.locate.search import on_lattice, table_lines
 
 pytestmark = pytest.mark.slow
 
@@ -103,16 +103,21 @@ def test_a_frame_larger_than_the_kingdom_shrinks_onto_the_edge_of_its_artwork(on
     assert np.abs(fitted - truth).max() < 0.1 * pitch
 
 
-def test_a_kingdom_turned_on_a_mat_is_framed_not_the_mats_lattice() -> None:
-    board = cv2.imread(str(BOARDS / "1.jpg"))
-    side = 500
-    board = cv2.resize(board, (side, side), interpolation=cv2.INTER_AREA)
+def _turned_on_mat(side: int, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """(photo, true corners) of a board ``side`` pixels wide turned ``degrees`` in the middle of a mat
+    whose cells are 50 pixels."""
+    board = cv2.resize(cv2.imread(str(BOARDS / "1.jpg")), (side, side), interpolation=cv2.INTER_AREA)
     photo = _on_cutting_mat(np.zeros((0, 0, 3), np.uint8), 50, (0, 0))
-    turn = cv2.getRotationMatrix2D((side / 2, side / 2), 25, 1.0)
+    turn = cv2.getRotationMatrix2D((side / 2, side / 2), degrees, 1.0)
     turn[:, 2] += (800 - side / 2, 600 - side / 2)
     cv2.warpAffine(board, turn, photo.shape[1::-1], photo, borderMode=cv2.BORDER_TRANSPARENT)
     square = np.float64([[0, 0], [side, 0], [side, side], [0, side]])
-    truth = cv2.transform(square[None], turn)[0]
+    return photo, cv2.transform(square[None], turn)[0]
+
+
+def test_a_kingdom_turned_on_a_mat_is_framed_not_the_mats_lattice() -> None:
+    side = 500
+    photo, truth = _turned_on_mat(side, 25)
     located = locate_kingdom(photo)
     # the whole photo's lattice is the mat's: searched again without the mat's lines, it is the kingdom's
     # (no window of the photo needed)
@@ -130,6 +135,24 @@ def test_segments_along_a_lattice_are_told_from_those_across_it() -> None:
         True,
         False,
     ]
+
+
+def test_segments_on_lines_longer_than_any_kingdom_are_the_tables() -> None:
+    square = 50.0
+    mat_line = [[0, 100, 150, 102], [400, 108, 700, 114]]  # broken by the kingdom, straight, 14 squares
+    seams = [[200, 150, 450, 150], [200, 153, 450, 153], [200, 150, 200, 400]]  # a kingdom's: 5 squares
+    chance = [[900, 153, 950, 153]]  # a short segment far along a seam's line: under half of it drawn
+    lines = table_lines(np.float64(mat_line + seams + chance), square, SETTINGS)
+    assert lines.tolist() == [True, True, False, False, False, False]
+
+
+def test_a_kingdom_turned_a_little_at_nearly_the_mats_pitch_is_framed() -> None:
+    side = 5 * 56  # squares a little larger than the mat's cells, turned just past the old 3° tolerance
+    photo, truth = _turned_on_mat(side, 4)
+    located = locate_kingdom(photo)
+    assert located.grid_size == 5, located.path
+    errors = [np.abs(np.roll(located.corners, -k, axis=0) - truth).max() for k in range(4)]
+    assert min(errors) < 0.25 * side / 5, located.path
 
 
 def test_artwork_inside_and_table_around_stand_in_for_faint_seams() -> None:
