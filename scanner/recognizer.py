@@ -226,8 +226,8 @@ def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
     white = (rectified.min(axis=2) >= GLARE_LEVEL).astype(np.uint8)
     glare = np.zeros((n, n), dtype=bool)
     for ((row, col), cell), patch in zip(kingdom.cells(), cut_squares(white, n), strict=True):
-        if cell.terrain == Terrain.EMPTY:
-            continue
+        if cell.terrain == Terrain.EMPTY or np.count_nonzero(patch) < GLARE_SHARE * patch.size:
+            continue  # (too few white pixels for a washed-out patch that large)
         count, _, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
         glare[row, col] = count > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= GLARE_SHARE * patch.size
     return glare
@@ -415,7 +415,8 @@ class KingdomScanner:
         ``full``: decodes the photo at full resolution (None for an array), for a small kingdom's squares."""
         n, homography, notes = located.grid_size, located.homography, list(located.notes)
         t0 = time.perf_counter()
-        lightness = kingdom_lightness(image, homography, n)
+        kingdom = rectify(image, homography, n)
+        lightness = _lightness(kingdom)
         seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n) if not by_hand else (0, 0)
@@ -427,7 +428,9 @@ class KingdomScanner:
         t0 = time.perf_counter()
         detail = detail_source(image, homography, n, full, lightness, self.reading.full_resolution_below)
         timings["rectify"] = time.perf_counter() - t0
-        read = self._read(seen, homography, n, timings, distances, detail)
+        # the kingdom rectified for its lightness is the one read, unless brightened, slid or cut finer
+        same = seen is image and slide == (0, 0) and detail is None
+        read = self._read(seen, homography, n, timings, distances, detail, kingdom if same else None)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
@@ -477,14 +480,16 @@ class KingdomScanner:
         timings: dict[str, float],
         distances: np.ndarray | None,
         detail: tuple[np.ndarray, np.ndarray] | None = None,
+        rectified: np.ndarray | None = None,
     ) -> tuple:
         """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances``, account for the castle
         leaning over its neighbours and decode the N×N frame: (kingdom, readings, flagged, rectified,
-        probs, details). ``detail``: (image, map from ``image``'s pixels) to cut the squares from instead."""
+        probs, details). ``detail``: (image, map from ``image``'s pixels) to cut the squares from instead;
+        ``rectified``: the frame rectified from ``image`` already."""
         t0 = time.perf_counter()
-        if detail is None:
+        if rectified is None and detail is None:
             rectified = rectify(image, homography, n)
-        else:
+        elif rectified is None:
             rectified = rectify(detail[0], detail[1] @ homography, n)
         crops = cut_squares(rectified, n)
         timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
@@ -633,7 +638,11 @@ def detail_source(
 
 def kingdom_lightness(image: np.ndarray, homography: np.ndarray, n: int) -> float:
     """Lab lightness (uint8) of the brightest 1 % of the kingdom's pixels in the N×N frame."""
-    kingdom = rectify(image, homography, n)
+    return _lightness(rectify(image, homography, n))
+
+
+def _lightness(kingdom: np.ndarray) -> float:
+    """Lab lightness (uint8) of the brightest 1 % of a rectified kingdom's pixels."""
     return float(np.percentile(cv2.cvtColor(kingdom, cv2.COLOR_BGR2LAB)[..., 0], 99))
 
 
