@@ -498,9 +498,10 @@ def _same_kingdom(one: Candidate, other: Candidate) -> bool:
 
 
 def _refits(candidate: Candidate, chosen: Candidate) -> bool:
-    """Whether a lattice frame takes the place of an outline's frame of the same kingdom."""
-    outline = chosen.attempt in OUTLINE_ATTEMPTS
-    return outline and candidate.attempt not in OUTLINE_ATTEMPTS and _same_kingdom(candidate, chosen)
+    """Whether a lattice frame takes the place of an outline's frame of the same kingdom (of the same grid
+    size: a window of a Mighty Duel kingdom's lattice never stands in for its whole outline)."""
+    outline = chosen.attempt in OUTLINE_ATTEMPTS and candidate.attempt not in OUTLINE_ATTEMPTS
+    return outline and candidate.size == chosen.size and _same_kingdom(candidate, chosen)
 
 
 def _with_others(candidate: Candidate, points: np.ndarray) -> Candidate:

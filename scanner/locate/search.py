@@ -413,9 +413,11 @@ def table_lines(
 ) -> np.ndarray:
     """Which segments (work pixels) lie on a straight line of the photo that segments cover, gaps aside,
     over more than ``table_line_squares`` squares (``square``: pixels), more than half of it drawn. A
-    printed mat's, a grid's or a cloth's lines cross the table; a kingdom's seams stop at its edge,
-    whatever its turn or its pitch against the table's (perspective keeps a line straight). ``seeds``: the
-    segments whose lines are looked at (all when None), the longest first."""
+    printed mat's, a grid's or a cloth's lines cross the table; a kingdom's seams stop at its edge, whatever
+    its turn against the table's (perspective keeps a line straight). ``square`` is the table lattice's
+    cell, so a kingdom whose squares are over 1.5 of those cells may lose its seams here too: the refit
+    that drops them is only kept when it judges better. ``seeds``: boolean mask of the segments whose lines
+    are looked at (all when None), the longest first."""
     lines = np.zeros(len(segs), bool)
     if not len(segs):
         return lines
