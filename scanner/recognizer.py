@@ -415,8 +415,8 @@ class KingdomScanner:
         ``full``: decodes the photo at full resolution (None for an array), for a small kingdom's squares."""
         n, homography, notes = located.grid_size, located.homography, list(located.notes)
         t0 = time.perf_counter()
-        kingdom = rectify(image, homography, n)
-        lightness = _lightness(kingdom)
+        rectified = rectify(image, homography, n)
+        lightness = _lightness(rectified)
         seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n) if not by_hand else (0, 0)
@@ -427,10 +427,10 @@ class KingdomScanner:
         timings["table"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         detail = detail_source(image, homography, n, full, lightness, self.reading.full_resolution_below)
-        timings["rectify"] = time.perf_counter() - t0
+        timings["decode_full"] = time.perf_counter() - t0  # the photo decoded again for a small kingdom
         # the kingdom rectified for its lightness is the one read, unless brightened, slid or cut finer
         same = seen is image and slide == (0, 0) and detail is None
-        read = self._read(seen, homography, n, timings, distances, detail, kingdom if same else None)
+        read = self._read(seen, homography, n, timings, distances, detail, rectified if same else None)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             moved = moved_frame(homography, *shift)
