@@ -307,11 +307,12 @@ class _Frame:
 
 
 def _photo(source: str | Path | bytes | np.ndarray, name: str | None) -> tuple:
-    """(image, grayscale, label, to_original) of a photo file, its bytes or a BGR array."""
+    """(image, grayscale, label, to_original, scale) of a photo file, its bytes or a BGR array; ``scale``:
+    pixels of the decoded image per pixel of the original photo."""
     if isinstance(source, np.ndarray):
-        return _array_photo(source), False, name or "<image>", None
+        return _array_photo(source), False, name or "<image>", None, 1.0
     photo = load_photo(source, max_side=DECODE_MAX_SIDE, name=name)
-    return photo.image, photo.grayscale, name or photo.source, photo.to_original
+    return photo.image, photo.grayscale, name or photo.source, photo.to_original, photo.scale
 
 
 class KingdomScanner:
@@ -359,7 +360,7 @@ class KingdomScanner:
             corners = _given_corners(corners, grid)
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        image, grayscale, label, to_original = _photo(source, name)
+        image, grayscale, label, to_original, scale = _photo(source, name)
         timings["decode"] = time.perf_counter() - start
 
         t0 = time.perf_counter()
@@ -371,7 +372,7 @@ class KingdomScanner:
 
         # the reading stages' processor time, steadier than the clock on a busy machine
         cpu = time.process_time()
-        reduced = to_original is not None and to_original(np.ones((1, 2))).min() >= FULL_RESOLUTION_GAIN
+        reduced = scale * FULL_RESOLUTION_GAIN <= 1.0
         full = partial(_full_photo, source, name) if reduced else None
         frame = self._read_frame(image, located, by_hand, timings, full)
         self._review(frame, located, grayscale)
