@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
 
@@ -365,7 +365,8 @@ class KingdomScanner:
 
         t0 = time.perf_counter()
         if not by_hand:
-            located = self.locate(image, grid=grid, grayscale=grayscale, settings=self.locator)
+            settings = locator_for(self.locator, scale)
+            located = self.locate(image, grid=grid, grayscale=grayscale, settings=settings)
         else:
             located = _located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
@@ -592,6 +593,14 @@ def brightened(image: np.ndarray, homography: np.ndarray, n: int, top: float | N
     if top >= DARK_BELOW:
         return image
     return cv2.convertScaleAbs(image, alpha=min(MAX_BRIGHTEN, BRIGHTEN_TO / max(top, 1.0)))
+
+
+def locator_for(settings: LocatorSettings, scale: float) -> LocatorSettings:
+    """The locator's settings for a copy decoded at ``scale`` of the photo: the smallest readable square is
+    one of the photo taken, since a small kingdom's squares are cut from the photo decoded in full."""
+    if scale >= 1.0:
+        return settings
+    return replace(settings, min_square_px=settings.min_square_px * scale)
 
 
 #: The photo is decoded again in full for a small kingdom only when that gives this many times the pixels

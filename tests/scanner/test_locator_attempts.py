@@ -19,6 +19,7 @@ from scanner.locate import (
     LocatorRefusal,
     LocatorSettings,
     NoGridFound,
+    TooSmall,
     locate_kingdom,
 )
 from scanner.recognizer import FRAME_UNSURE_NOTE, KingdomScanner
@@ -92,6 +93,20 @@ def test_an_unsure_outline_gives_way_to_the_lattice_frame_of_the_same_kingdom() 
     assert steps.index("regions") < steps.index("whole"), located.path
     corners = photo.to_original(located.corners)
     assert min(corner_errors(corners, np.roll(truth, -k, axis=0), 5).max() for k in range(4)) < 0.25
+
+
+@pytest.mark.slow
+def test_a_kingdom_small_in_the_reduced_copy_but_readable_in_the_photo_is_scanned() -> None:
+    # a dev photo of the hard bench (small class): about 19 px per square in the copy the locator searches,
+    # twice that in the photo taken, whose squares the reading cuts from the photo decoded in full
+    scene = generate_hard_scene(100024)
+    _, truth = scene.upright()
+    data = cv2.imencode(".jpg", scene.image)[1].tobytes()
+    photo = load_photo(data, max_side=DECODE_MAX_SIDE)
+    with pytest.raises(TooSmall):
+        locate_kingdom(photo.image)
+    result = KingdomScanner(ColourClassifier()).scan(data)
+    assert min(corner_errors(result.corners, np.roll(truth, -k, axis=0), 5).max() for k in range(4)) < 0.25
 
 
 def test_a_spent_budget_starts_no_further_attempt() -> None:
