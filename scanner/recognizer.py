@@ -27,7 +27,14 @@ from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
 from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.imageio import DECODE_MAX_SIDE, load_photo
-from scanner.locate import DEFAULT_SETTINGS, FrameUnreliable, Located, LocatorSettings, locate_kingdom
+from scanner.locate import (
+    DEFAULT_SETTINGS,
+    FrameUnreliable,
+    Located,
+    LocatorSettings,
+    TooSmall,
+    locate_kingdom,
+)
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
 from scanner.table import (
@@ -366,7 +373,10 @@ class KingdomScanner:
         t0 = time.perf_counter()
         if not by_hand:
             settings = locator_for(self.locator, scale)
-            located = self.locate(image, grid=grid, grayscale=grayscale, settings=settings)
+            try:
+                located = self.locate(image, grid=grid, grayscale=grayscale, settings=settings)
+            except TooSmall as refusal:  # the sizes the player can act on are the photo's, not the copy's
+                raise refusal.in_photo(scale) from None
         else:
             located = _located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0

@@ -49,6 +49,13 @@ class TooSmall(LocatorRefusal):
             f"{min_square_px:.0f} px are needed): take the photo from closer",
             overlay,
         )
+        self.square_px, self.min_square_px = square_px, min_square_px
+
+    def in_photo(self, scale: float) -> TooSmall:
+        """The same refusal in the pixels of the photo taken, for one searched in a copy at ``scale``."""
+        refusal = TooSmall(self.square_px / scale, self.min_square_px / scale, self.overlay)
+        refusal.path = list(self.path)
+        return refusal
 
 
 class PlainSquares(LocatorRefusal):

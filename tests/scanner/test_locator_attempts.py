@@ -16,6 +16,7 @@ from scanner.errors import KingdomNotFoundError
 from scanner.imageio import DECODE_MAX_SIDE, load_photo
 from scanner.locate import (
     ALL_ATTEMPTS,
+    DEFAULT_SETTINGS,
     LocatorRefusal,
     LocatorSettings,
     NoGridFound,
@@ -105,6 +106,9 @@ def test_a_kingdom_small_in_the_reduced_copy_but_readable_in_the_photo_is_scanne
     photo = load_photo(data, max_side=DECODE_MAX_SIDE)
     with pytest.raises(TooSmall):
         locate_kingdom(photo.image)
+    tiny = dataclasses.replace(DEFAULT_SETTINGS, min_square_px=80)  # its squares, in the photo taken
+    with pytest.raises(TooSmall, match="at least 80 px are needed"):
+        KingdomScanner(ColourClassifier(), locator=tiny).scan(data)
     result = KingdomScanner(ColourClassifier()).scan(data)
     assert min(corner_errors(result.corners, np.roll(truth, -k, axis=0), 5).max() for k in range(4)) < 0.25
 
