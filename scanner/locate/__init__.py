@@ -27,6 +27,7 @@ from scanner.locate.refusals import (
     SquaresAlike,
     TooSmall,
 )
+from scanner.locate.search import levelled
 from scanner.locate.settings import ALL_ATTEMPTS, DEFAULT_SETTINGS, LocatorSettings
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "apply_homography",
     "frame_corners",
     "judge_content",
+    "levelled",
     "locate_kingdom",
     "moved_frame",
     "seam_support",

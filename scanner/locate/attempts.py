@@ -16,8 +16,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
 the search stops there. The chosen frame among the accepted ones is the most central, when its squares
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
 squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
-outline's frame is rough: one that barely passed the judge settles nothing before the whole lattice has
-run, and a lattice frame of the same kingdom takes its place.
+outline's frame is rough: one that barely passed the judge settles nothing before the lattices of the
+whole photo and of its windows have run, and a lattice frame of the same kingdom takes its place.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from scanner.locate.refusals import (
     TooSmall,
     most_telling,
 )
-from scanner.locate.search import Found, View, alike_squares, snap_to_image
+from scanner.locate.search import Found, View, alike_squares, levelled, snap_to_image
 from scanner.locate.settings import DEFAULT_SETTINGS, LocatorSettings
 from scanner.overlay import draw_search
 
@@ -144,12 +144,13 @@ class Search:
         return chosen
 
     def settled(self) -> bool:
-        """The chosen frame covers the photo's centre; an unsure outline only once the whole lattice ran."""
+        """The chosen frame covers the photo's centre; an unsure outline only once the lattices of the whole
+        view and of its windows ran (either may frame its kingdom on the seams and take its place)."""
         chosen = self.chosen()
         if chosen is None or not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
             return False
         rough = chosen.attempt in OUTLINE_ATTEMPTS and chosen.verdict.unsure(self.settings)
-        return not rough or "whole" in self.ran
+        return not rough or {"whole", "windows"}.intersection(self.steps, self.settings.attempts) <= self.ran
 
     def met(self, refusal: type) -> bool:
         return any(isinstance(error, refusal) for error in self.lattice_refusals)
@@ -291,10 +292,16 @@ def _zoomed(search: Search) -> None:
     for x, y in centres:
         left = int(np.clip(x * width - half, 0, max(0, width - 2 * half)))
         top = int(np.clip(y * height - half, 0, max(0, height - 2 * half)))
-        window = view.image[top : top + 2 * half, left : left + 2 * half]
-        enlarged = cv2.resize(window, None, fx=zoom, fy=zoom, interpolation=interpolation)
+        box = (slice(top, top + 2 * half), slice(left, left + 2 * half))
+        enlarged = cv2.resize(view.image[box], None, fx=zoom, fy=zoom, interpolation=interpolation)
+        colour = None
+        if view.content is not None:
+            colour = cv2.resize(view.content[box], None, fx=zoom, fy=zoom, interpolation=interpolation)
         to_photo = np.array([[1 / zoom, 0, left], [0, 1 / zoom, top], [0, 0, 1]])
-        if _search_copy(search, "zoomed", enlarged, to_photo, ZOOMED_STEPS, zoom, whole_photo=False):
+        found = _search_copy(
+            search, "zoomed", enlarged, to_photo, ZOOMED_STEPS, zoom, whole_photo=False, content=colour
+        )
+        if found:
             return
         if view.over_budget():
             return
@@ -304,15 +311,17 @@ def _blurred_copy(search: Search, name: str) -> None:
     """The photo reduced (the blur shrinks with it) or sharpened, searched as the photo was: blur (out of
     focus, a moving hand) smears the seams under the segment detector's threshold."""
     image, settings = search.view.image, search.settings
-    content = None
+    content = search.view.content
     if name == "reduced":
         scale = settings.blur_reduce
         copy = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if content is not None:
+            content = cv2.resize(content, copy.shape[1::-1], interpolation=cv2.INTER_AREA)
     else:
         scale = 1.0
         blurred = cv2.GaussianBlur(image, (0, 0), settings.sharpen_sigma * max(image.shape[:2]))
         copy = cv2.addWeighted(image, 1 + settings.sharpen_amount, blurred, -settings.sharpen_amount, 0)
-        content = image  # sharpening makes texture of noise: the squares are judged on the photo's pixels
+        content = search.view.colour  # sharpening makes texture of noise: squares are judged on the photo's
     if min(copy.shape[:2]) >= 32:
         to_photo = np.diag([1 / scale, 1 / scale, 1.0])
         _search_copy(search, name, copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content)
@@ -425,7 +434,9 @@ def locate_kingdom(
     started = time.thread_time()
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
         raise PhotoTooSmall()
-    view = View(image, grid, grayscale, settings, deadline=started + settings.budget_seconds)
+    colour = levelled(image, settings)
+    content = None if colour is image else colour
+    view = View(image, grid, grayscale, settings, content=content, deadline=started + settings.budget_seconds)
     search = Search(view, tuple(ATTEMPTS))
     chosen = search.run()
     if chosen is None:
@@ -439,7 +450,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     size, homography, verdict = chosen.size, chosen.homography, chosen.verdict
     if not view.grayscale:  # the last look at where on its lattice the kingdom lies, on the photo itself
         homography, size, placement = placed_frame(
-            view.image, view.gray, homography, size, view.grid, settings
+            view.colour, view.gray, homography, size, view.grid, settings
         )
         verdict = Verdict(**{**verdict.__dict__, "placement": placement or verdict.placement})
     if size == 5 and view.grid == "auto":
@@ -448,7 +459,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         origin, to_here = (chosen.origin, chosen.to_here) if chosen.origin.whole_photo else (view, np.eye(3))
         on_origin = np.linalg.inv(to_here) @ homography
         table = None if origin.grayscale else origin.table_colours()
-        grown = grow_to_seven(origin.image, origin.gray, on_origin, origin.grayscale, settings, table)
+        grown = grow_to_seven(origin.colour, origin.gray, on_origin, origin.grayscale, settings, table)
         if grown is not None:
             homography, size = to_here @ grown, 7
         view.timings["locate.grow"] = time.perf_counter() - start
@@ -458,7 +469,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     )
     if grown_or_alone:
         # table all around the kingdom (a 5×5 grown to 7×7 had its ring of tiles): sides on the artwork's edge
-        homography = fit_outline(view.image, homography, size, settings)
+        homography = fit_outline(view.colour, homography, size, settings)
     corners = upright_corners(snap_to_image(frame_corners(homography, size), size, view.shape))
     if not np.isfinite(corners).all():
         raise _refusal(search)

@@ -86,6 +86,11 @@ class View:
     def shape(self) -> tuple[int, ...]:
         return self.image.shape
 
+    @property
+    def colour(self) -> np.ndarray:
+        """The colour pixels the squares are judged on."""
+        return self.image if self.content is None else self.content
+
     def work(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """(colour copy, grey copy, segments, scale) at most ``work_side`` pixels long, made once."""
         if self._work is None:
@@ -94,7 +99,7 @@ class View:
             scale = min(1.0, self.settings.work_side / max(height, width))
             # segments on the grey copy reduced by area averaging; the colour copy only serves the content
             # judge and the colourful patches, for which a bilinear reduction is enough and much faster
-            colour = self.image if self.content is None else self.content
+            colour = self.colour
             if scale < 1:
                 gray = cv2.resize(self.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
                 work = cv2.resize(colour, gray.shape[::-1], interpolation=cv2.INTER_LINEAR)
@@ -140,7 +145,7 @@ class View:
         """The colourful patches (0-1 view units) worth an enlarged or unlike-the-table search: colours
         varying at least ``zoom_min_spread`` (less is plain table)."""
         if self._patches is None:
-            self._patches = colourful_patches(self.image, self.settings, self.settings.zoom_min_spread)
+            self._patches = colourful_patches(self.colour, self.settings, self.settings.zoom_min_spread)
         return self._patches
 
     def table_colours(self) -> np.ndarray:
@@ -149,12 +154,24 @@ class View:
             return self.photo.table_colours()
         if self._table is None:
             start = time.perf_counter()
-            self._table = border_colours(self.image, self.settings)
+            self._table = border_colours(self.colour, self.settings)
             self._add("locate.table", start)
         return self._table
 
     def _add(self, name: str, start: float) -> None:
         self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
+
+
+def levelled(image: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """The photo's colours as the squares are judged on: a dim photo brightened until its light
+    (``light_percentile`` of its grey levels) reaches ``light_reference``. The judge's terms (texture,
+    colour distances, saturation, the placement's likeness) are levels of a usual exposure: a dim photo's
+    artwork is artwork all the same. Seams and segments, measured against their surroundings, are found
+    on the photo as it is."""
+    sample = cv2.cvtColor(np.ascontiguousarray(image[::4, ::4]), cv2.COLOR_BGR2GRAY)
+    light = float(np.percentile(sample, settings.light_percentile))
+    gain = min(settings.max_light_gain, settings.light_reference / max(light, 1.0))
+    return cv2.convertScaleAbs(image, alpha=gain) if gain > 1.0 else image
 
 
 # --- the generators -------------------------------------------------------------------------------------
@@ -292,7 +309,7 @@ def regions(view: View) -> list[Found]:
     if view.grayscale:
         return []
     coarse = view.coarse()  # shared with the fast attempt; a view too small for one is used as it is
-    colour = view.image if view.content is None else view.content
+    colour = view.colour
     work, gray, scale = (coarse[0], coarse[1], 1 / coarse[2]) if coarse else (colour, view.gray, 1.0)
     start = time.perf_counter()
     factor = min(1.0, settings.region_side / max(work.shape[:2]))

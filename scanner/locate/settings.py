@@ -32,6 +32,9 @@ class LocatorSettings:
     budget_seconds: float = 4.0  # processor seconds of the search after which no new attempt or window starts
 
     # --- the views searched
+    light_percentile: float = 99.0  # the photo's light: this percentile of its grey levels
+    light_reference: float = 120.0  # a dimmer photo is brightened until its light reaches this level
+    max_light_gain: float = 8.0  # ... by at most this factor (a black photo stays black)
     work_side: int = 1600  # longest side of the copy the lattice is searched on
     coarse_side: int = 1000  # the fast attempt's copy: reduced by an integer factor to at most this side
     coarse_min_square_px: float = 28  # the fast attempt decides alone only with squares this large there

@@ -21,6 +21,7 @@ from scanner.locate import (
     LocatorSettings,
     OnlyTablePattern,
     judge_content,
+    levelled,
     locate_kingdom,
 )
 from scanner.recognizer import DECODE_MAX_SIDE
@@ -55,6 +56,25 @@ def test_generated_table_photo_is_located_within_a_quarter_square(seed: int) -> 
     assert located.grid_size == truth_kingdom.grid_size
     assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
     assert set(located.timings) >= {"locate.segments", "locate.lattice", "locate.refine"}
+
+
+@pytest.mark.parametrize("seed", [1, 16])
+def test_a_dim_photo_of_a_kingdom_is_located_as_the_same_photo_in_usual_light(seed: int) -> None:
+    # a fifth of the light: every colour lies within a few Lab units of a black table's, and the artwork's
+    # texture is a fifth as strong; judged on absolute levels, its squares were refused as plain
+    scene = generate_scene(seed, size=SIZE)
+    truth_kingdom, truth_corners = scene.upright()
+    located = locate_kingdom(cv2.convertScaleAbs(scene.image, alpha=0.2))
+    assert located.grid_size == truth_kingdom.grid_size
+    assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
+
+
+def test_only_a_dim_photo_is_brightened_for_the_judge() -> None:
+    usual = cv2.imread(str(BOARDS / "1.jpg"))  # a player's photo in usual light
+    assert levelled(usual, DEFAULT_SETTINGS) is usual  # judged as it is
+    dim = cv2.convertScaleAbs(usual, alpha=0.2)
+    light = np.percentile(cv2.cvtColor(levelled(dim, DEFAULT_SETTINGS), cv2.COLOR_BGR2GRAY), 99)
+    assert abs(light - DEFAULT_SETTINGS.light_reference) < 10
 
 
 @pytest.mark.parametrize(
