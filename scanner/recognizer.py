@@ -110,6 +110,11 @@ class ReadingSettings:
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0
+    #: a square read as the table is flagged, when the table is seen around the kingdom, if neither
+    #: comparison calls it the table: its mean colour adds no more than this for *empty* and its colours
+    #: overlap the table's less than table_like (a plain dark lake, a blurred tile the classifier calls
+    #: empty, do not look like the table they would show)
+    table_unconfirmed: float = 0.0
     #: a photo whose kingdom's brightest pixels stay under this Lab lightness (uint8) is dim: the scan
     #: says so (its squares are flagged by the same margin as any other photo's)
     dim_below: float = 80.0
@@ -191,6 +196,12 @@ def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSet
     flags |= read_empty & ~raw_empty & (details.evidence < settings.sure_table)
     flags |= raw_empty & ~read_empty
     if details.likeness is not None:
+        # read as the table, but it looks like the table seen around the kingdom neither way
+        flags |= (
+            read_empty
+            & (details.evidence <= settings.table_unconfirmed)
+            & (details.likeness < settings.table_like)
+        )
         flags |= (
             (details.likeness >= settings.table_like)
             & ~read_empty

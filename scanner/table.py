@@ -237,8 +237,9 @@ def pattern_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
 
 def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndarray:
     """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty) and its pattern: for
-    empty when either says the square shows the table, against only when both say it does not (the
-    pattern alone, on a cloth whose colours do not agree on one mean, only ever adds)."""
+    empty when either says the square shows the table, against only when both say it does not, the
+    two adding up either way (the pattern alone, on a cloth whose colours do not agree on one mean,
+    only ever adds)."""
     if pattern is None:
         return colour
     if not colour.any():
@@ -248,5 +249,12 @@ def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndar
         np.maximum(colour_for, pattern_for)
         + BOTH_BONUS * np.minimum(colour_for, pattern_for) / TABLE_EVIDENCE
     )
-    negative = np.maximum(np.minimum(colour, 0.0), np.minimum(pattern, 0.0))
+    # against empty only when both say not the table; then, as for, the two add up: a square unlike
+    # the table's mean colour and its colours alike is a tile more surely than one unlike either
+    colour_against, pattern_against = np.maximum(-colour, 0.0), np.maximum(-pattern, 0.0)
+    negative = -(
+        np.maximum(colour_against, pattern_against)
+        + BOTH_BONUS * np.minimum(colour_against, pattern_against) / TABLE_EVIDENCE
+    )
+    negative = np.where((colour_against > 0) & (pattern_against > 0), negative, 0.0)
     return np.where(positive > 0, positive, negative)

@@ -281,3 +281,13 @@ def test_a_hole_showing_part_of_a_cloths_print_gets_part_of_the_evidence() -> No
     evidence = pattern_evidence(np.array([[0.7, 0.82, 0.87, 0.93, 0.99]]), 5)[0]
     assert evidence[0] == 0.0
     assert 0.0 < evidence[1] < evidence[2] < evidence[3] < evidence[4] == pytest.approx(TABLE_EVIDENCE)
+
+
+def test_evidence_against_empty_needs_both_comparisons_and_adds_them_up() -> None:
+    colour = np.array([[-AGAINST_TABLE, -AGAINST_TABLE, 0.0, -2.0]])
+    pattern = np.array([[-AGAINST_TABLE, 0.0, -AGAINST_TABLE, -1.0]])
+    combined = combined_evidence(colour, pattern)[0]
+    assert combined[0] == pytest.approx(-(AGAINST_TABLE + BOTH_BONUS * AGAINST_TABLE / TABLE_EVIDENCE))
+    assert combined[1] == 0.0 and combined[2] == 0.0  # one comparison alone says nothing against
+    assert -2.0 - BOTH_BONUS / TABLE_EVIDENCE == pytest.approx(combined[3])
+    assert combined[0] < combined[3] < -2.0  # more than the stronger comparison alone

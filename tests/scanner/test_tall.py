@@ -163,3 +163,24 @@ def test_a_tile_whose_colours_are_the_table_s_is_flagged_unless_read_surely() ->
         probabilities, np.zeros((5, 5)), likeness, margins, np.zeros((5, 5, 5, 5)), leaning
     )
     assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()
+
+
+def test_a_square_read_as_the_table_without_looking_like_it_is_flagged() -> None:
+    empty = Square(Terrain.EMPTY, 0)
+    probabilities = probabilities_with({(2, 2): {CASTLE: 1.0}, (0, 0): {empty: 1.0}, (4, 4): {empty: 1.0}})
+    decoded = decode_kingdom(probabilities)
+    assert decoded.kingdom[0, 0] == empty and decoded.kingdom[4, 4] == empty
+    likeness = np.zeros((5, 5))
+    likeness[4, 4] = 0.9  # (4, 4) shows the table's colours, (0, 0) neither its colours nor its mean
+    margins = np.full((5, 5), 12.0)
+    no_cover = np.zeros((5, 5, 5, 5))
+    leaning = lean_castle(probabilities, no_cover, CASTLE_LABEL)
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), likeness, margins, no_cover, leaning)
+    flags = review_flags(decoded.kingdom, details, ReadingSettings())
+    assert flags[0, 0] and flags.sum() == 1
+    evidence = np.zeros((5, 5))
+    evidence[0, 0] = 3.0  # its mean colour is the table's
+    details = ReadingDetails(probabilities, evidence, likeness, margins, no_cover, leaning)
+    assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), None, margins, no_cover, leaning)
+    assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()  # no table seen
