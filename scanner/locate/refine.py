@@ -230,6 +230,7 @@ def _weighted_lines(
 PRIOR_WEIGHT = 0.05  # weight of each frame corner staying put, against a side's seam vote of weight 1
 ROBUST_SQUARES = 0.1  # squares: votes farther than this from the fit count less and less (Tukey), ...
 ROBUST_PASSES = 3  # ... refitted this many times
+OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edge is looked for
 
 
 def fit_frame(
@@ -279,10 +280,19 @@ def _side_votes(
     profiles = _cell_profiles(grad, bases, offsets, n, cell)
     padded = np.pad(profiles, ((0, 0), (1, 1), (0, 0)))
     profiles = 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]
-    best = np.argmax(profiles, axis=1)  # (lines, n)
+    # beyond the frame's outline lies the table, whose pattern is no seam: the outline's own edge is
+    # looked for only a little outward
+    outward = OUTWARD_SQUARES * cell
+    first = np.where(np.arange(len(bases)) == 0, np.searchsorted(offsets, -outward), 0)
+    last = np.where(
+        np.arange(len(bases)) == n, np.searchsorted(offsets, outward, side="right") - 1, len(offsets) - 1
+    )
+    allowed = (np.arange(len(offsets)) >= first[:, None]) & (np.arange(len(offsets)) <= last[:, None])
+    profiles = np.where(allowed[:, :, None], profiles, np.nan)
+    best = np.nanargmax(profiles, axis=1)  # (lines, n)
     peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
-    contrast = peak / (np.median(profiles, axis=1) + 1e-6)
-    voted = (contrast >= 1.6) & (best > 0) & (best < len(offsets) - 1)
+    contrast = peak / (np.nanmedian(profiles, axis=1) + 1e-6)
+    voted = (contrast >= 1.6) & (best > first[:, None]) & (best < last[:, None])
     inner = np.clip(best, 1, len(offsets) - 2)
     before = np.take_along_axis(profiles, (inner - 1)[:, None, :], axis=1)[:, 0]
     after = np.take_along_axis(profiles, (inner + 1)[:, None, :], axis=1)[:, 0]
