@@ -33,6 +33,7 @@ from scanner.locate import (
     Located,
     LocatorSettings,
     TooSmall,
+    fit_frame,
     locate_kingdom,
 )
 from scanner.overlay import draw_lattice, draw_readings
@@ -444,7 +445,7 @@ class KingdomScanner:
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n) if not by_hand else (0, 0)
         if slide != (0, 0):
-            homography = moved_frame(homography, *slide)
+            homography = self._moved(image, homography, n, slide)
             notes.append(SLID_FRAME_NOTE)
             distances = self._table_distances(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
@@ -456,7 +457,7 @@ class KingdomScanner:
         read = self._read(seen, homography, n, timings, distances, detail, rectified if same else None)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
-            moved = moved_frame(homography, *shift)
+            moved = self._moved(image, homography, n, shift)
             again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n), detail)
             castle = _castle(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
@@ -464,6 +465,12 @@ class KingdomScanner:
                 read, homography = again, moved
                 notes.append(MOVED_FRAME_NOTE)
         return _Frame(*read, homography=homography, notes=notes, lightness=lightness)
+
+    def _moved(self, image: np.ndarray, homography: np.ndarray, n: int, squares: tuple) -> np.ndarray:
+        """The frame moved by whole squares, fitted again to the seams where it now lies (its lines there
+        were fitted on the other squares)."""
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return fit_frame(gray, moved_frame(homography, *squares), n, self.locator)
 
     def _review(self, frame: _Frame, located: Located, grayscale: bool) -> None:
         """The squares to check and the notes that say why; a frame found on a blurred copy whose

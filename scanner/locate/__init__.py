@@ -14,7 +14,7 @@ left-to-right axis (see ``scanner.geometry.upright_rotation``).
 from scanner.geometry import apply_homography, frame_corners, moved_frame, upright_rotation
 from scanner.locate.attempts import TWO_KINGDOMS_NOTE, Located, locate_kingdom
 from scanner.locate.judge import Verdict, judge_content
-from scanner.locate.refine import seam_support
+from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
     CutOff,
     FrameUnreliable,
@@ -48,6 +48,7 @@ __all__ = [
     "TooSmall",
     "Verdict",
     "apply_homography",
+    "fit_frame",
     "frame_corners",
     "judge_content",
     "levelled",

@@ -45,6 +45,7 @@ from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
 from scanner.locate.placement import fit_outline, placed_frame
+from scanner.locate.refine import fit_frame
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -470,7 +471,14 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     if grown_or_alone:
         # table all around the kingdom (a 5×5 grown to 7×7 had its ring of tiles): sides on the artwork's edge
         homography = fit_outline(view.colour, homography, size, settings)
-    corners = upright_corners(snap_to_image(frame_corners(homography, size), size, view.shape))
+    corners = frame_corners(homography, size)
+    snapped = snap_to_image(corners, size, view.shape)
+    if snapped is corners:  # a cropped board's outline is the photo's edge: no seam to fit it to
+        start = time.perf_counter()
+        homography = fit_frame(view.gray, homography, size, settings)
+        snapped = frame_corners(homography, size)
+        view.timings["locate.fit_frame"] = time.perf_counter() - start
+    corners = upright_corners(snapped)
     if not np.isfinite(corners).all():
         raise _refusal(search)
     homography = frame_homography(corners, size)

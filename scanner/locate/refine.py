@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate.settings import DEFAULT_SETTINGS
+from scanner.locate.settings import DEFAULT_SETTINGS, LocatorSettings
 
 REFINE_CELL_PX = DEFAULT_SETTINGS.refine_cell_px
 SMEAR_SLACK = 0.06  # squares: correlation lengths of sharp artwork differ by up to this between the axes
@@ -224,3 +224,123 @@ def _weighted_lines(
         spread > 1e-12, (w2 * dx * (y - mean_y[:, None])).sum(axis=1) / np.maximum(spread, 1e-12), 0.0
     )
     return a, mean_y - a * mean_x
+
+
+# --- the frame fitted jointly to every seam -----------------------------------------------------------
+PRIOR_WEIGHT = 0.05  # weight of each frame corner staying put, against a side's seam vote of weight 1
+ROBUST_SQUARES = 0.1  # squares: votes farther than this from the fit count less and less (Tukey), ...
+ROBUST_PASSES = 3  # ... refitted this many times
+OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edge is looked for
+
+
+def fit_frame(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, settings: LocatorSettings = DEFAULT_SETTINGS
+) -> np.ndarray:
+    """The frame's homography fitted at once to every side's seam: each side of the lattice that shows a
+    seam near it votes for where its line passes there, and one homography is fitted to all the votes
+    (robustly, held lightly where it was), not each line alone and then the lines' crossings."""
+    for _ in range(settings.frame_fit_passes):
+        grid_to_work = _fit_pass(gray, grid_to_work, n, settings.fine_cell_px)
+    return grid_to_work
+
+
+def _fit_pass(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int) -> np.ndarray:
+    side = (n + 1) * cell
+    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
+    rect = cv2.warpPerspective(
+        gray,
+        to_rect @ np.linalg.inv(grid_to_work),
+        (side, side),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)
+    sharp_rows, sharp_cols = axis_sharpness(rect, n, cell)
+    reach = int(0.3 * cell)
+    offsets = np.arange(-reach, reach + 1)
+    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
+    votes = []
+    for grad, sharp, column in (
+        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, False),
+        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, True),
+    ):
+        if sharp < SMEARED:
+            continue  # the blur smeared these seams away: they cannot place their lines
+        along, across, line, weight = _side_votes(grad, bases, offsets, n, cell)
+        u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
+        votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))
+    solved = _solve_frame(votes, n)
+    return grid_to_work if solved is None else grid_to_work @ np.linalg.inv(solved)
+
+
+def _side_votes(
+    grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where each side of the lines ``bases`` shows its seam: (along, across, line, weight) of the sides
+    whose strongest gradient row near the line stands out of its profile (rectified px, sub-pixel)."""
+    profiles = _cell_profiles(grad, bases, offsets, n, cell)
+    padded = np.pad(profiles, ((0, 0), (1, 1), (0, 0)))
+    profiles = 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]
+    # beyond the frame's outline lies the table, whose pattern is no seam: the outline's own edge is
+    # looked for only a little outward
+    outward = OUTWARD_SQUARES * cell
+    first = np.where(np.arange(len(bases)) == 0, np.searchsorted(offsets, -outward), 0)
+    last = np.where(
+        np.arange(len(bases)) == n, np.searchsorted(offsets, outward, side="right") - 1, len(offsets) - 1
+    )
+    allowed = (np.arange(len(offsets)) >= first[:, None]) & (np.arange(len(offsets)) <= last[:, None])
+    profiles = np.where(allowed[:, :, None], profiles, np.nan)
+    best = np.nanargmax(profiles, axis=1)  # (lines, n)
+    peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
+    contrast = peak / (np.nanmedian(profiles, axis=1) + 1e-6)
+    voted = (contrast >= 1.6) & (best > first[:, None]) & (best < last[:, None])
+    inner = np.clip(best, 1, len(offsets) - 2)
+    before = np.take_along_axis(profiles, (inner - 1)[:, None, :], axis=1)[:, 0]
+    after = np.take_along_axis(profiles, (inner + 1)[:, None, :], axis=1)[:, 0]
+    curve = before - 2 * peak + after
+    vertex = np.where(curve < -1e-9, 0.5 * (before - after) / np.where(curve < -1e-9, curve, -1.0), 0.0)
+    starts, ends = _cell_spans(n, cell)
+    along = np.broadcast_to((starts + ends) / 2, best.shape)
+    across = np.asarray(bases).reshape(-1, 1) + offsets[best] + np.clip(vertex, -0.5, 0.5)
+    line = np.broadcast_to(np.arange(len(bases)).reshape(-1, 1), best.shape)
+    weight = np.minimum(contrast, 4.0) - 1.0  # a clear seam counts more, a table's edge not without end
+    return along[voted], across[voted], line[voted], weight[voted]
+
+
+def _solve_frame(votes: list, n: int) -> np.ndarray | None:
+    """The homography (rectified grid units -> grid) that puts every vote on its line, least squares,
+    reweighted (Tukey) against votes far from the fit; held lightly at the frame's corners."""
+    rows, rhs, weights = [], [], []
+    for u, v, line, weight, column in votes:
+        zero = np.zeros_like(u)
+        one = np.ones_like(u)
+        # column line j: (a u + b v + c) / (g u + h v + 1) = j; row line k: (d u + e v + f) / (...) = k
+        own = [u, v, one]
+        other = [zero, zero, zero]
+        block = (own + other) if column else (other + own)
+        rows.append(np.stack(block + [-line * u, -line * v], axis=1))
+        rhs.append(line)
+        weights.append(weight)
+    if not rows or sum(len(r) for r in rhs) < 8:
+        return None
+    corners = np.array([[0, 0], [n, 0], [n, n], [0, n]], float)
+    for u, v in corners:  # the frame as it was: each corner's column and row stay, lightly
+        rows.append(np.array([[u, v, 1, 0, 0, 0, -u * u, -u * v], [0, 0, 0, u, v, 1, -v * u, -v * v]]))
+        rhs.append(np.array([u, v]))
+        weights.append(np.full(2, -1.0))  # marked: prior
+    a = np.concatenate(rows)
+    b = np.concatenate(rhs)
+    base = np.concatenate(weights)
+    prior = base < 0
+    scale = np.median(base[~prior]) if (~prior).any() else 1.0
+    base = np.where(prior, PRIOR_WEIGHT * scale, base)
+    weight = base.copy()
+    params = None
+    for _ in range(ROBUST_PASSES + 1):
+        root = np.sqrt(weight)
+        params, *_ = np.linalg.lstsq(a * root[:, None], b * root, rcond=None)
+        residual = a @ params - b
+        tukey = np.clip(1 - (residual / ROBUST_SQUARES) ** 2, 0, None) ** 2
+        weight = np.where(prior, base, base * tukey)
+    if params is None or not np.isfinite(params).all():
+        return None
+    return np.append(params, 1.0).reshape(3, 3)

@@ -67,6 +67,7 @@ class LocatorSettings:
     refine_cell_px: int = 48  # rectified resolution the frame lines are refined at
     fine_cell_px: int = 96  # the same, for the last passes on the photo itself
     fine_passes: int = 2  # refinement passes on the photo after the fast attempt
+    frame_fit_passes: int = 2  # passes of the chosen frame's last fit to all its seams at once, on the photo
 
     # --- the judge: what a candidate frame must show to be a kingdom
     min_seam_support: float = 0.5  # share of the lattice's sides on a seam (whole-photo lattices)

@@ -199,7 +199,9 @@ def test_the_scanner_reads_the_kingdom_from_a_frame_that_slid_back(scanner_, mon
     slid = scanner_.scan(photo)
     assert SLID_FRAME_NOTE in slid.notes
     assert slid.kingdom == right.kingdom
-    np.testing.assert_allclose(slid.corners, right.corners, atol=1e-6)
+    # moved back a row and fitted again to the seams there: where the located frame was, to 1/100 square
+    square = np.linalg.norm(right.corners[1] - right.corners[0]) / 5
+    np.testing.assert_allclose(slid.corners, right.corners, atol=0.01 * square)
 
 
 def test_plain_wheat_without_a_domino_partner_stays_wheat_when_the_table_is_in_view(scanner_) -> None:

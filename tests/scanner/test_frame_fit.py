@@ -1,0 +1,87 @@
+"""The chosen frame's last fit: one homography fitted to every side's seam at once (``fit_frame``)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from scanner.geometry import frame_corners, frame_homography
+from scanner.locate import fit_frame
+
+SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
+
+
+def _kingdom(n: int, jitter: float, seed: int = 3, mat_pitch: float | None = None) -> np.ndarray:
+    """A drawn N×N kingdom seen from above, one square of table around it: squares of textured colour
+    with dark seams, each tile moved by up to ``jitter`` px (as dominoes lie on a table); a mat's lines
+    ``mat_pitch`` squares apart on the table when given."""
+    rng = np.random.default_rng(seed)
+    side = (n + 2) * SQUARE
+    image = np.full((side, side, 3), (60, 110, 150), np.uint8)
+    if mat_pitch:
+        image[:] = (150, 95, 30)
+        for position in np.arange(0.3, n + 2, mat_pitch) * SQUARE:
+            at = int(position)
+            image[:, at : at + 3] = 235
+            image[at : at + 3] = 235
+    for row in range(n):
+        for col in range(n):
+            colour = rng.integers(40, 220, 3)
+            tile = np.clip(colour + rng.normal(0, 25, (SQUARE - 2, SQUARE - 2, 3)), 0, 255).astype(np.uint8)
+            dx, dy = np.round(rng.uniform(-jitter, jitter, 2)).astype(int)
+            top, left = (row + 1) * SQUARE + 1 + dy, (col + 1) * SQUARE + 1 + dx
+            image[top - 1 : top + SQUARE - 1, left - 1 : left + SQUARE - 1] = 25  # the seam around it
+            image[top : top + SQUARE - 2, left : left + SQUARE - 2] = tile
+    return image
+
+
+def _photo(image: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(gray photo, true grid -> photo homography) of the drawn kingdom tilted in perspective."""
+    side = image.shape[0]
+    flat = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    seen = np.float32([[120, 80], [side + 60, 130], [side + 20, side + 90], [90, side + 40]])
+    to_photo = cv2.getPerspectiveTransform(flat, seen).astype(np.float64)
+    photo = cv2.warpPerspective(image, to_photo, (side + 200, side + 200), borderValue=(60, 110, 150))
+    grid_to_drawn = np.array([[SQUARE, 0, SQUARE], [0, SQUARE, SQUARE], [0, 0, 1.0]])
+    return cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), to_photo @ grid_to_drawn
+
+
+def _error(homography: np.ndarray, truth: np.ndarray, n: int) -> float:
+    """Largest corner distance, in squares of the true frame."""
+    found, true = frame_corners(homography, n), frame_corners(truth, n)
+    square = np.linalg.norm(true - np.roll(true, -1, axis=0), axis=1).mean() / n
+    return float(np.linalg.norm(found - true, axis=1).max() / square)
+
+
+def _off(truth: np.ndarray, n: int, squares: list) -> np.ndarray:
+    """The true frame with its corners moved by ``squares`` (grid units), as a rough search leaves it."""
+    corners = np.float64([[0, 0], [n, 0], [n, n], [0, n]]) + np.float64(squares)
+    return truth @ frame_homography(corners, n)
+
+
+def test_a_frame_a_quarter_square_off_at_one_corner_is_fitted_onto_the_seams() -> None:
+    for n in (5, 7):
+        gray, truth = _photo(_kingdom(n, jitter=0), n)
+        rough = _off(truth, n, [[0.05, -0.05], [0, 0.1], [0.3, 0.2], [-0.1, 0]])
+        assert _error(rough, truth, n) > 0.3
+        assert _error(fit_frame(gray, rough, n), truth, n) < 0.06
+
+
+def test_jittered_tiles_still_give_the_lattice_they_lie_on() -> None:
+    n = 5
+    gray, truth = _photo(_kingdom(n, jitter=3), n)
+    rough = _off(truth, n, [[-0.2, 0.1], [0.1, 0.2], [0.0, -0.25], [0.2, 0.1]])
+    assert _error(fit_frame(gray, rough, n), truth, n) < 0.1
+
+
+def test_a_mats_lines_just_outside_the_kingdom_do_not_pull_its_outline() -> None:
+    n = 5
+    gray, truth = _photo(_kingdom(n, jitter=0, mat_pitch=0.85), n)
+    assert _error(fit_frame(gray, truth, n), truth, n) < 0.06
+
+
+def test_a_photo_without_seams_leaves_the_frame_where_it_was() -> None:
+    n = 5
+    gray = np.full((600, 600), 128, np.uint8)
+    frame = frame_homography(np.float64([[100, 100], [500, 120], [480, 500], [90, 480]]), n)
+    assert np.allclose(fit_frame(gray, frame, n), frame)
