@@ -120,8 +120,9 @@ class Search:
         for candidate in list(self.candidates):  # a pending frame refused on confirmation leaves the list
             if candidate.pending and "whole" not in self.ran:
                 continue
-            # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it
-            refits = chosen is not None and _refits(candidate, chosen)
+            # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it, and a
+            # frame on the table's lattice until one on the kingdom's own
+            refits = chosen is not None and (_refits(candidate, chosen) or self._truer(candidate, chosen))
             if chosen is not None and not refits:
                 if _same_kingdom(candidate, chosen) or not alike_squares(_frame(candidate), _frame(chosen)):
                     continue
@@ -226,6 +227,14 @@ class Search:
             return False
         return True
 
+    def _truer(self, candidate: Candidate, chosen: Candidate) -> bool:
+        """Whether a frame of the same kingdom lies on the kingdom's lattice where the chosen one lies on
+        the table's (tiles just outside it, or squares like the table around it)."""
+        on_table = generators.table_lattice
+        if not on_table(chosen.verdict, self.settings) or on_table(candidate.verdict, self.settings):
+            return False
+        return _same_kingdom(candidate, chosen)
+
     def _off_centre(self, candidate: Candidate) -> float:
         middle = frame_middle(candidate.homography, candidate.size)
         return float(np.linalg.norm(np.subtract(middle, image_centre(self.view.shape))))
@@ -238,7 +247,9 @@ def _fast(search: Search) -> None:
         search.offer(found, "fast")
         return
     central = covers(found.homography, found.size, image_centre(search.view.shape))
-    if central and found.sure:  # decides alone once confirmed on the view itself
+    # decides alone once confirmed on the view itself; a frame on the table's lattice (tiles just outside
+    # it, squares like the table) never does
+    if central and found.sure and not generators.table_lattice(found.verdict, search.settings):
         search.offer(generators.confirm(search.view, found), "fast")
         return
     found.sure = False  # an unsure or off-centre frame: the whole search may overrule it
