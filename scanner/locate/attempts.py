@@ -229,11 +229,12 @@ class Search:
 
     def _truer(self, candidate: Candidate, chosen: Candidate) -> bool:
         """Whether a frame of the same kingdom lies on the kingdom's lattice where the chosen one lies on
-        the table's (tiles just outside it, or squares like the table around it)."""
+        the table's (tiles just outside it, or squares like the table around it), and the judge scores it
+        at least as high (a neighbour's tiles beside a kingdom also lie just outside its frame)."""
         on_table = generators.table_lattice
         if not on_table(chosen.verdict, self.settings) or on_table(candidate.verdict, self.settings):
             return False
-        return _same_kingdom(candidate, chosen)
+        return candidate.verdict.score >= chosen.verdict.score and _same_kingdom(candidate, chosen)
 
     def _off_centre(self, candidate: Candidate) -> float:
         middle = frame_middle(candidate.homography, candidate.size)
