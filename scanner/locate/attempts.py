@@ -121,8 +121,9 @@ class Search:
         for candidate in list(self.candidates):  # a pending frame refused on confirmation leaves the list
             if candidate.pending and "whole" not in self.ran:
                 continue
-            # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it
-            refits = chosen is not None and _refits(candidate, chosen)
+            # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it, and a
+            # frame on the table's lattice until one on the kingdom's own
+            refits = chosen is not None and (_refits(candidate, chosen) or self._truer(candidate, chosen))
             if chosen is not None and not refits:
                 if _same_kingdom(candidate, chosen) or not alike_squares(_frame(candidate), _frame(chosen)):
                     continue
@@ -228,6 +229,15 @@ class Search:
             return False
         return True
 
+    def _truer(self, candidate: Candidate, chosen: Candidate) -> bool:
+        """Whether a frame of the same kingdom lies on the kingdom's lattice where the chosen one lies on
+        the table's (tiles just outside it, or squares like the table around it), and the judge scores it
+        at least as high (a neighbour's tiles beside a kingdom also lie just outside its frame)."""
+        on_table = generators.table_lattice
+        if not on_table(chosen.verdict, self.settings) or on_table(candidate.verdict, self.settings):
+            return False
+        return candidate.verdict.score >= chosen.verdict.score and _same_kingdom(candidate, chosen)
+
     def _off_centre(self, candidate: Candidate) -> float:
         middle = frame_middle(candidate.homography, candidate.size)
         return float(np.linalg.norm(np.subtract(middle, image_centre(self.view.shape))))
@@ -240,7 +250,11 @@ def _fast(search: Search) -> None:
         search.offer(found, "fast")
         return
     central = covers(found.homography, found.size, image_centre(search.view.shape))
-    if central and found.sure:  # decides alone once confirmed on the view itself
+    # decides alone once confirmed on the view itself; a frame with more tiles just outside it than a sure
+    # frame has (on the table's lattice beside the kingdom) never does
+    placement, settings = found.verdict.placement, search.settings
+    beside = placement is not None and placement.artwork_outside > settings.unsure_artwork_outside
+    if central and found.sure and not beside:
         search.offer(generators.confirm(search.view, found), "fast")
         return
     found.sure = False  # an unsure or off-centre frame: the whole search may overrule it

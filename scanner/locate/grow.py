@@ -1,9 +1,13 @@
 """Growing a 5×5 frame to the Mighty Duel 7×7 kingdom it may be the middle of.
 
 The outer squares of a 7×7 kingdom can close fewer cells in the lattice fit (shadows, a castle model,
-faint seams) than its middle 5×5: the 5×5 is grown to the 7×7 around it when the ring of 24 squares it
-adds is made of tiles too (seams on the same lattice, squares closed on most sides) and the 7×7 passes
-the judge.
+faint seams, motion blur) than its middle 5×5. The 5×5 is grown to the 7×7 around it on either of the two
+kinds of evidence the judge weighs, and the 7×7 must then pass the judge:
+- artwork and table: the placement on the 5×5's lattice (scanner.locate.placement) finds a 7×7 window
+  around it more the kingdom, per square, than the 5×5 (its ring of 24 squares is artwork unlike the
+  table, with the table around it);
+- seams: the ring of 24 squares it adds is made of tiles (seams on the same lattice, squares closed on
+  most sides) and does not look like the table around it.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from kingdomino.board import GRID_SIZES
 from scanner.geometry import frame_corners, moved_frame
-from scanner.locate.judge import beyond_image, judge_content
+from scanner.locate.judge import beyond_image, judge_content, judge_geometry
 from scanner.locate.placement import place
 from scanner.locate.refine import refine, seam_support, side_hits
 from scanner.locate.settings import LocatorSettings
@@ -28,7 +33,43 @@ def grow_to_seven(
     table: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """The grid -> work homography of the 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom.
-    ``table``: the table's colours, as the judge takes them."""
+    ``table``: the table's colours, as the judge takes them (None: no table in view, seams alone tell)."""
+    if table is not None and not grayscale:
+        grown = _grown_by_placement(work, gray, grid_to_work, settings, table)
+        if grown is not None:
+            return grown
+    return _grown_by_seams(work, gray, grid_to_work, grayscale, settings, table)
+
+
+def _grown_by_placement(
+    work: np.ndarray, gray: np.ndarray, grid_to_work: np.ndarray, settings: LocatorSettings, table: np.ndarray
+) -> np.ndarray | None:
+    """The 7×7 window around the 5×5 that its lattice's placement prefers, refitted and judged; None when
+    the placement keeps a 5×5 or the 7×7 fails the judge."""
+    placement = place(work, grid_to_work, 5, GRID_SIZES, settings)
+    if placement is None or placement.size != 7:
+        return None
+    grown = moved_frame(grid_to_work, placement.rows, placement.cols)
+    for cell in (settings.refine_cell_px, settings.fine_cell_px):
+        grown = refine(gray, grown, 7, cell)
+    again = place(work, grown, 7, (7,), replace(settings, max_shift=0))  # the refit's own evidence
+    if again is None:
+        return None
+    verdict = judge_geometry(gray, grown, 7, 1.0, settings, settings.min_seam_support, placement=again)
+    if verdict.accepted:
+        judge_content(work, grown, 7, False, settings, verdict, table)
+    return grown if verdict.accepted else None
+
+
+def _grown_by_seams(
+    work: np.ndarray,
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    grayscale: bool,
+    settings: LocatorSettings,
+    table: np.ndarray | None,
+) -> np.ndarray | None:
+    """The 7×7 around the 5×5 whose ring of squares is closed by seams on the same lattice, or None."""
 
     def ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
         """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""

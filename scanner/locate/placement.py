@@ -8,7 +8,9 @@ squares are printed artwork unlike that. So each cell of the frame and of the ri
 by its colour and the spread of its lightness, and a cell is *table-like* for a window when it looks like
 several of the cells of that window's own ring (the table around it). A window's placement score is its
 cells unlike its ring, less those like it: the kingdom is the N×N window of the lattice, 5×5 or 7×7,
-with artwork on its squares and the table just around them.
+with artwork on its squares and the table just around them. Windows of the two sizes compete per square:
+a 7×7 is the kingdom only when the ring of 24 squares it adds to a 5×5 is as much artwork as the 5×5 is
+(a Mighty Duel kingdom's outer squares), not a neighbour's dominoes or a cloth's checks beside it.
 
 Finer than a square, the same contrast places the frame's outline: each side moves onto the edge where
 the artwork stops and the table begins (``fit_outline``). The same measure serves the judge (a frame
@@ -43,7 +45,7 @@ class Placement:
     size: int
     score: float  # textured squares unlike the window's ring, less squares like it and tiles outside it
     table_share: float  # share of the window's squares like its ring (the table's own pattern)
-    runner_up: float  # best score of another window (shifted or of the other size; -inf: none)
+    runner_up: float  # best score of another window, per square times this one's squares (-inf: none)
     artwork_outside: int  # ring cells unlike the ring's consensus lying just outside the window
 
     @property
@@ -143,10 +145,13 @@ def place(
                 scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum())))
     if not scored:
         return None
-    best = max(scored, key=lambda s: (s[0], -abs(s[1]) - abs(s[2]), s[3] == n))
+    # windows of both sizes compete per square: a 7×7 wins over the 5×5 inside it only when the ring it
+    # adds is as much the kingdom's artwork as the 5×5 is (not the neighbour's tiles and the table's checks)
+    best = max(scored, key=lambda s: (s[0] / s[3] ** 2, -abs(s[1]) - abs(s[2]), s[3] == n))
     score, rows, cols, size, share, outside = best
-    others = [s[0] for s in scored if s is not best]
-    return Placement(rows, cols, size, score, share, max(others, default=-np.inf), outside)
+    others = [s[0] / s[3] ** 2 for s in scored if s is not best]
+    runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
+    return Placement(rows, cols, size, score, share, runner_up, outside)
 
 
 def placed_frame(

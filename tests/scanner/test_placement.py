@@ -10,6 +10,8 @@ import pytest
 
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
+from scanner.locate.border import border_colours
+from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import middle_seams, needed_support
 from scanner.locate.placement import Placement, fit_outline, place
 from scanner.locate.refine import seam_support
@@ -173,3 +175,53 @@ def test_seams_across_the_squares_middles_tell_a_frame_half_a_square_off(on_mat)
     assert middle_seams(gray, on_kingdom, 5) < SETTINGS.max_middle_seams * seam_support(gray, on_kingdom, 5)
     half_off = frame_homography(np.float64([[5.5, 3.5], [10.5, 3.5], [10.5, 8.5], [5.5, 8.5]]) * pitch, 5)
     assert middle_seams(gray, half_off, 5) > SETTINGS.max_middle_seams * seam_support(gray, half_off, 5)
+
+
+def _squares(name: str, pitch: int) -> list[np.ndarray]:
+    """The 25 squares of a real board, ``pitch`` pixels each, row by row."""
+    board = cv2.resize(cv2.imread(str(BOARDS / name)), (5 * pitch, 5 * pitch), interpolation=cv2.INTER_AREA)
+    return [
+        board[r * pitch : (r + 1) * pitch, c * pitch : (c + 1) * pitch] for r in range(5) for c in range(5)
+    ]
+
+
+@pytest.fixture(scope="module")
+def seven_on_mat() -> tuple[np.ndarray, int]:
+    """A Mighty Duel 7×7 kingdom of real squares on a cutting mat's lattice, its corner at cell (4, 2)."""
+    pitch = 100
+    squares = _squares("1.jpg", pitch) + _squares("2.jpg", pitch)
+    kingdom = np.vstack([np.hstack(squares[row * 7 : row * 7 + 7]) for row in range(7)])
+    return _on_cutting_mat(kingdom, pitch, (4 * pitch, 2 * pitch)), pitch
+
+
+def test_a_five_by_five_window_of_a_mighty_duel_kingdom_places_as_the_seven_by_seven(seven_on_mat) -> None:
+    photo, pitch = seven_on_mat
+    # the ring the 7×7 adds is artwork as much as the window is, with the mat around it
+    placement = place(photo, _frame(5, 3, 5, pitch), 5, (5, 7), SETTINGS)
+    assert (placement.size, placement.rows, placement.cols) == (7, -1, -1)
+    grown = grow_to_seven(
+        photo,
+        cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY),
+        _frame(5, 3, 5, pitch),
+        False,
+        SETTINGS,
+        border_colours(photo, SETTINGS),
+    )
+    assert grown is not None
+    truth = np.float64([[4, 2], [11, 2], [11, 9], [4, 9]]) * pitch
+    assert np.abs(frame_corners(grown, 7) - truth).max() < 0.25 * pitch
+
+
+def test_a_domino_beside_a_five_by_five_kingdom_does_not_make_it_a_seven_by_seven(on_mat) -> None:
+    photo, pitch = on_mat
+    photo = photo.copy()
+    squares = _squares("2.jpg", pitch)
+    for row, square in ((3, squares[0]), (4, squares[1])):  # a loose domino against the kingdom's right side
+        photo[row * pitch : (row + 1) * pitch, 10 * pitch : 11 * pitch] = square
+    placement = place(photo, _frame(5, 3, 5, pitch), 5, (5, 7), SETTINGS)
+    assert (placement.size, placement.rows, placement.cols) == (5, 0, 0)
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    assert (
+        grow_to_seven(photo, gray, _frame(5, 3, 5, pitch), False, SETTINGS, border_colours(photo, SETTINGS))
+        is None
+    )
