@@ -15,6 +15,7 @@ REFINE_CELL_PX = DEFAULT_SETTINGS.refine_cell_px
 SMEAR_SLACK = 0.06  # squares: correlation lengths of sharp artwork differ by up to this between the axes
 SMEAR_SPAN = 0.1  # squares of excess beyond the slack over which a family's weight falls to its least
 SMEARED = 0.5  # a family of lines this little sharp is not refined (nothing to move onto)
+SEAM_CONTRAST = 1.6  # a seam: its gradient row this many times the median of the rows near the line
 MIN_SHARPNESS = 0.25  # the least weight of a family of lines: its seams still count, a quarter as much
 
 
@@ -25,13 +26,8 @@ def refine(
 
     ``keep_outline``: the outer lines stay where they are (a cropped board's outline is the photo's edge).
     """
-    side = (n + 1) * cell
-    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])  # grid -> rectified px
-    warp = to_rect @ np.linalg.inv(grid_to_work)
-    rect = cv2.warpPerspective(
-        gray, warp, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    rect = rect.astype(np.float32)
+    to_rect = _to_rect(cell)
+    rect = _rectified(gray, grid_to_work, n, cell)
     gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))
     gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
     reach = int(0.3 * cell)
@@ -124,13 +120,21 @@ def _correlation_length(image: np.ndarray) -> float:
     return float(width // 4)
 
 
-def _rectified(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> np.ndarray:
-    """The frame and half a square around it, ``REFINE_CELL_PX`` pixels per square (float32)."""
-    cell = REFINE_CELL_PX  # the seams are looked for at the resolution the frame was refined at
+def _to_rect(cell: int) -> np.ndarray:
+    """Grid units -> rectified pixels, ``cell`` pixels per square and half a square of margin."""
+    return np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
+
+
+def _rectified(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> np.ndarray:
+    """The frame and half a square around it, ``cell`` pixels per square (float32); by default the
+    resolution the frame was refined at, where the seams are counted."""
     side = (n + 1) * cell
-    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
     return cv2.warpPerspective(
-        gray, to_rect @ np.linalg.inv(grid_to_work), (side, side), borderMode=cv2.BORDER_REPLICATE
+        gray,
+        _to_rect(cell) @ np.linalg.inv(grid_to_work),
+        (side, side),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
     ).astype(np.float32)
 
 
@@ -160,7 +164,9 @@ def side_hits(
         profiles = _cell_profiles(grad, bases, offsets, n, cell)  # (lines, offsets, n)
         best = np.argmax(profiles, axis=1)
         peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
-        hits.append((np.abs(best - reach) <= 3) & (peak >= 1.6 * (np.median(profiles, axis=1) + 1e-6)))
+        hits.append(
+            (np.abs(best - reach) <= 3) & (peak >= SEAM_CONTRAST * (np.median(profiles, axis=1) + 1e-6))
+        )
     return hits[0], hits[1]
 
 
@@ -171,6 +177,14 @@ def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: 
     np.cumsum(grad[rows], axis=2, out=sums[:, :, 1:])
     starts, ends = _cell_spans(n, cell)
     return (sums[:, :, ends] - sums[:, :, starts]) / (ends - starts)
+
+
+def _smoothed_profiles(
+    grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int
+) -> np.ndarray:
+    """``_cell_profiles`` smoothed across the offsets by [1/4, 1/2, 1/4] (zero beyond the reach)."""
+    padded = np.pad(_cell_profiles(grad, bases, offsets, n, cell), ((0, 0), (1, 1), (0, 0)))
+    return 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]
 
 
 def _cell_spans(n: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
@@ -186,13 +200,11 @@ def _fit_lines(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int,
     a weighted least-squares line through the votes drops the far ones twice; too few votes keep the
     nominal line.
     """
-    profiles = _cell_profiles(grad, bases, offsets, n, cell)
-    padded = np.pad(profiles, ((0, 0), (1, 1), (0, 0)))
-    profiles = 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]  # [1/4, 1/2, 1/4]
+    profiles = _smoothed_profiles(grad, bases, offsets, n, cell)
     best = np.argmax(profiles, axis=1)  # (lines, n)
     peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
     contrast = peak / (np.median(profiles, axis=1) + 1e-6)
-    votes = (contrast >= 1.6) & (best > 0) & (best < len(offsets) - 1)
+    votes = (contrast >= SEAM_CONTRAST) & (best > 0) & (best < len(offsets) - 1)
     starts, ends = _cell_spans(n, cell)
     x = np.broadcast_to((starts + ends) / 2, best.shape)
     y = np.asarray(bases).reshape(-1, 1) + offsets[best]
@@ -245,15 +257,7 @@ def fit_frame(
 
 
 def _fit_pass(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int) -> np.ndarray:
-    side = (n + 1) * cell
-    to_rect = np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
-    rect = cv2.warpPerspective(
-        gray,
-        to_rect @ np.linalg.inv(grid_to_work),
-        (side, side),
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    ).astype(np.float32)
+    rect = _rectified(gray, grid_to_work, n, cell)
     sharp_rows, sharp_cols = axis_sharpness(rect, n, cell)
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
@@ -277,9 +281,7 @@ def _side_votes(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Where each side of the lines ``bases`` shows its seam: (along, across, line, weight) of the sides
     whose strongest gradient row near the line stands out of its profile (rectified px, sub-pixel)."""
-    profiles = _cell_profiles(grad, bases, offsets, n, cell)
-    padded = np.pad(profiles, ((0, 0), (1, 1), (0, 0)))
-    profiles = 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]
+    profiles = _smoothed_profiles(grad, bases, offsets, n, cell)
     # beyond the frame's outline lies the table, whose pattern is no seam: the outline's own edge is
     # looked for only a little outward
     outward = OUTWARD_SQUARES * cell
@@ -292,7 +294,7 @@ def _side_votes(
     best = np.nanargmax(profiles, axis=1)  # (lines, n)
     peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
     contrast = peak / (np.nanmedian(profiles, axis=1) + 1e-6)
-    voted = (contrast >= 1.6) & (best > first[:, None]) & (best < last[:, None])
+    voted = (contrast >= SEAM_CONTRAST) & (best > first[:, None]) & (best < last[:, None])
     inner = np.clip(best, 1, len(offsets) - 2)
     before = np.take_along_axis(profiles, (inner - 1)[:, None, :], axis=1)[:, 0]
     after = np.take_along_axis(profiles, (inner + 1)[:, None, :], axis=1)[:, 0]
