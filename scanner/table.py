@@ -235,6 +235,12 @@ def pattern_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
     return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
 
 
+def _added(one: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Two comparisons' evidence (nats, the same sign) added up: the stronger, and BOTH_BONUS for the
+    weaker in proportion to full evidence."""
+    return np.maximum(one, other) + BOTH_BONUS * np.minimum(one, other) / TABLE_EVIDENCE
+
+
 def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndarray:
     """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty) and its pattern: for
     empty when either says the square shows the table, against only when both say it does not, the
@@ -244,17 +250,10 @@ def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndar
         return colour
     if not colour.any():
         return np.maximum(pattern, 0.0)
-    colour_for, pattern_for = np.maximum(colour, 0.0), np.maximum(pattern, 0.0)
-    positive = (
-        np.maximum(colour_for, pattern_for)
-        + BOTH_BONUS * np.minimum(colour_for, pattern_for) / TABLE_EVIDENCE
-    )
+    positive = _added(np.maximum(colour, 0.0), np.maximum(pattern, 0.0))
     # against empty only when both say not the table; then, as for, the two add up: a square unlike
     # the table's mean colour and its colours alike is a tile more surely than one unlike either
     colour_against, pattern_against = np.maximum(-colour, 0.0), np.maximum(-pattern, 0.0)
-    negative = -(
-        np.maximum(colour_against, pattern_against)
-        + BOTH_BONUS * np.minimum(colour_against, pattern_against) / TABLE_EVIDENCE
-    )
-    negative = np.where((colour_against > 0) & (pattern_against > 0), negative, 0.0)
+    both_against = (colour_against > 0) & (pattern_against > 0)
+    negative = np.where(both_against, -_added(colour_against, pattern_against), 0.0)
     return np.where(positive > 0, positive, negative)
