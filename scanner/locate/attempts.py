@@ -252,9 +252,7 @@ def _fast(search: Search) -> None:
     central = covers(found.homography, found.size, image_centre(search.view.shape))
     # decides alone once confirmed on the view itself; a frame with more tiles just outside it than a sure
     # frame has (on the table's lattice beside the kingdom) never does
-    placement, settings = found.verdict.placement, search.settings
-    beside = placement is not None and placement.artwork_outside > settings.unsure_artwork_outside
-    if central and found.sure and not beside:
+    if central and found.sure and not found.verdict.tiles_beside(search.settings):
         search.offer(generators.confirm(search.view, found), "fast")
         return
     found.sure = False  # an unsure or off-centre frame: the whole search may overrule it

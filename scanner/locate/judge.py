@@ -92,10 +92,13 @@ class Verdict:
         if placement is None:
             return False
         margin = (placement.score - placement.runner_up) / placement.size
-        return (
-            margin < settings.unsure_placement_margin
-            or placement.artwork_outside > settings.unsure_artwork_outside
-        )
+        return margin < settings.unsure_placement_margin or self.tiles_beside(settings)
+
+    def tiles_beside(self, settings: LocatorSettings) -> bool:
+        """More tiles just outside the frame than a sure frame has: it may lie on the table's lattice beside
+        the kingdom, or beside a neighbour's tiles."""
+        placement = self.placement
+        return placement is not None and placement.artwork_outside > settings.unsure_artwork_outside
 
 
 def judge_geometry(
