@@ -17,7 +17,8 @@ the search stops there. The chosen frame among the accepted ones is the most cen
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
 squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
 outline's frame is rough: one that barely passed the judge settles nothing before the lattices of the
-whole photo and of its windows have run, and a lattice frame of the same kingdom takes its place.
+whole photo and of its windows have run, and a lattice frame of the same kingdom that the judge scores at
+least as high takes its place.
 """
 
 from __future__ import annotations
@@ -529,10 +530,16 @@ def _same_kingdom(one: Candidate, other: Candidate) -> bool:
 
 
 def _refits(candidate: Candidate, chosen: Candidate) -> bool:
-    """Whether a lattice frame takes the place of an outline's frame of the same kingdom (of the same grid
-    size: a window of a Mighty Duel kingdom's lattice never stands in for its whole outline)."""
+    """Whether a lattice frame takes the place of an outline's frame of the same kingdom: of the same grid
+    size (a window of a Mighty Duel kingdom's lattice never stands in for its whole outline), and judged
+    at least as much the kingdom (a lattice of the table's checks across the kingdom is no refit of it)."""
     outline = chosen.attempt in OUTLINE_ATTEMPTS and candidate.attempt not in OUTLINE_ATTEMPTS
-    return outline and candidate.size == chosen.size and _same_kingdom(candidate, chosen)
+    return (
+        outline
+        and candidate.size == chosen.size
+        and candidate.verdict.score >= chosen.verdict.score
+        and _same_kingdom(candidate, chosen)
+    )
 
 
 def _with_others(candidate: Candidate, points: np.ndarray) -> Candidate:
