@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -12,7 +13,7 @@ from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven
-from scanner.locate.judge import middle_seams, needed_support
+from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
 from scanner.locate.placement import Placement, fit_outline, place
 from scanner.locate.refine import seam_support
 from scanner.locate.search import on_lattice, table_lines
@@ -74,6 +75,20 @@ def test_a_frame_on_the_empty_mat_is_no_kingdom(on_mat) -> None:
     placement = place(photo, _frame(1, 1, 5, pitch), 5, (5,), SETTINGS)
     # the best window within reach reaches a corner of the kingdom, and still holds mostly mat
     assert placement.score < 0.3 * placement.size**2
+
+
+def test_a_frame_with_no_kingdom_and_table_around_it_is_no_kingdom(on_mat) -> None:
+    photo, pitch = on_mat
+    exactly = replace(SETTINGS, max_shift=0)
+    assert not not_around_kingdom(place(photo, _frame(5, 3, 5, pitch), 5, (5,), exactly), SETTINGS)
+    # the empty mat's cells look like the mat around them: no more artwork than table
+    assert not_around_kingdom(place(photo, _frame(1, 1, 5, pitch), 5, (5,), exactly), SETTINGS)
+    # tiles all around a frame: a lattice laid across more artwork than it frames
+    kingdom = Placement(0, 0, 7, 20.0, 0.1, 5.0, SETTINGS.max_tiles_around)
+    assert not not_around_kingdom(kingdom, SETTINGS)
+    across = Placement(0, 0, 7, 20.0, 0.1, 5.0, SETTINGS.max_tiles_around + 1)
+    assert not_around_kingdom(across, SETTINGS)
+    assert not not_around_kingdom(None, SETTINGS)  # nothing judged (a cropped board): no say
 
 
 def test_the_kingdom_on_a_printed_mat_is_framed_not_the_mats_grid(on_mat) -> None:
