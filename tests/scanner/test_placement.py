@@ -240,3 +240,21 @@ def test_a_domino_beside_a_five_by_five_kingdom_does_not_make_it_a_seven_by_seve
         grow_to_seven(photo, gray, _frame(5, 3, 5, pitch), False, SETTINGS, border_colours(photo, SETTINGS))
         is None
     )
+
+
+def test_sides_smeared_by_motion_blur_stay_where_their_seams_put_them() -> None:
+    square, n = 60, 5
+    rng = np.random.default_rng(4)
+    photo = np.full(((n + 4) * square, (n + 4) * square, 3), (60, 110, 150), np.uint8)
+    for row in range(n):
+        for col in range(n):
+            colour = rng.integers(40, 220, 3)
+            tile = np.clip(colour + rng.normal(0, 25, (square - 2, square - 2, 3)), 0, 255)
+            top, left = (row + 2) * square + 1, (col + 2) * square + 1
+            photo[top : top + square - 2, left : left + square - 2] = tile.astype(np.uint8)
+    # a hand moving sideways: a third of a square of blur along x
+    blurred = cv2.filter2D(photo, -1, np.full((1, square // 3), 1.0 / (square // 3)))
+    truth = _frame(2, 2, n, square)
+    fitted = fit_outline(blurred, truth, n, SETTINGS)
+    moved = np.abs(frame_corners(fitted, n) - frame_corners(truth, n)) / square
+    assert moved[:, 0].max() < 0.05  # the left and right sides, across the motion, are not pushed outward
