@@ -126,11 +126,24 @@ def judge_geometry(
         verdict.refusal = NoGridFound()
     elif middle_seams(gray, grid_to_work, n) > settings.max_middle_seams * support:
         verdict.refusal = NoGridFound()  # seams across the squares: a finer lattice, or half a square off
+    elif not_around_kingdom(placement, settings):
+        verdict.refusal = NoGridFound()
     elif beyond_image(corners, n, gray.shape):
         verdict.refusal = CutOff()
     elif verdict.square_px < settings.min_square_px:
         verdict.refusal = TooSmall(verdict.square_px, settings.min_square_px)
     return verdict
+
+
+def not_around_kingdom(placement: Placement | None, settings: LocatorSettings) -> bool:
+    """Whether the best window of a frame's lattice shows no kingdom with the table around it: tiles all
+    around it (a lattice laid across more artwork, a mat's cells beside the kingdom), or no more artwork
+    squares than squares like the table and tiles outside together."""
+    if placement is None:
+        return False
+    return (
+        placement.artwork_outside > settings.max_tiles_around or placement.score <= settings.min_kingdom_score
+    )
 
 
 def middle_seams(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:

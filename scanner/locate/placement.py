@@ -28,7 +28,7 @@ import numpy as np
 from kingdomino.board import GRID_SIZES
 from scanner.geometry import apply_homography, frame_homography, moved_frame
 from scanner.locate.border import table_lab
-from scanner.locate.refine import refine
+from scanner.locate.refine import SMEARED, frame_sharpness, refine
 from scanner.locate.settings import LocatorSettings
 
 CELL_PX = 24  # rectified side of a cell when it is described
@@ -190,7 +190,8 @@ def fit_outline(
 
     Each side's profile across it is the share of pixels unlike the table (the colours of the outer half of
     the ring around the frame); a side moves to the sharpest step of that profile, and only when the step
-    is clear (``outline_step``)."""
+    is clear (``outline_step``). A family of sides that motion blur smears (``refine.frame_sharpness``, as
+    the frame fit skips it) stays where its seams put it."""
     cell = CELL_PX
     side = (n + 2) * cell
     to_rect = np.array([[cell, 0, cell], [0, cell, cell], [0, 0, 1.0]]) @ np.linalg.inv(grid_to_image)
@@ -224,5 +225,11 @@ def fit_outline(
                 best, move = step, shift
         moves.append(move / cell)
     top, left, bottom, right = moves
+    # motion blur spreads the artwork's colours along its motion: the sides across it keep their seams' place
+    sharp_rows, sharp_cols = frame_sharpness(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), grid_to_image, n)
+    if sharp_rows < SMEARED:
+        top = bottom = 0.0
+    if sharp_cols < SMEARED:
+        left = right = 0.0
     corners = [[left, top], [n - right, top], [n - right, n - bottom], [left, n - bottom]]
     return grid_to_image @ frame_homography(np.array(corners), n)

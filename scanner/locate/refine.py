@@ -73,6 +73,11 @@ def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only:
     return float(hits / (weight_across + weight_along))
 
 
+def frame_sharpness(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> tuple[float, float]:
+    """``axis_sharpness`` of a frame on the grey image: (rows' lines, columns' lines)."""
+    return axis_sharpness(_rectified(gray, grid_to_work, n), n)
+
+
 def axis_sharpness(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tuple[float, float]:
     """How sharply the frame's squares show across its rows' lines and across its columns' lines (1:
     sharp), on the frame's rectified view (``cell`` pixels per square, half a square around). Printed

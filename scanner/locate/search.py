@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -32,9 +32,9 @@ from scanner.geometry import (
     square_px,
 )
 from scanner.locate.border import border_colours, colourful_patches, unlike_table
-from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support
+from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
-from scanner.locate.placement import placed_frame
+from scanner.locate.placement import place, placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, unlike_table_mask
@@ -211,6 +211,11 @@ def confirm(view: View, found: Found) -> Found:
     else:
         for _ in range(settings.fine_passes):
             homography = refine(view.gray, homography, found.size, settings.fine_cell_px)
+        # the refit may slide onto a mat's lines: what lies around the frame is looked at again, on the view
+        here = replace(settings, max_shift=0)
+        around = None if view.grayscale else place(view.colour, homography, found.size, (found.size,), here)
+        if not_around_kingdom(around, settings):
+            verdict.refusal = NoGridFound()
     view._add("locate.fine_refine", start)
     return Found(homography, found.size, found.others, verdict, found.sure)
 

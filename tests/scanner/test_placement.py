@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -12,7 +13,7 @@ from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven
-from scanner.locate.judge import middle_seams, needed_support
+from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
 from scanner.locate.placement import Placement, fit_outline, place
 from scanner.locate.refine import seam_support
 from scanner.locate.search import on_lattice, table_lines
@@ -74,6 +75,20 @@ def test_a_frame_on_the_empty_mat_is_no_kingdom(on_mat) -> None:
     placement = place(photo, _frame(1, 1, 5, pitch), 5, (5,), SETTINGS)
     # the best window within reach reaches a corner of the kingdom, and still holds mostly mat
     assert placement.score < 0.3 * placement.size**2
+
+
+def test_a_frame_with_no_kingdom_and_table_around_it_is_no_kingdom(on_mat) -> None:
+    photo, pitch = on_mat
+    exactly = replace(SETTINGS, max_shift=0)
+    assert not not_around_kingdom(place(photo, _frame(5, 3, 5, pitch), 5, (5,), exactly), SETTINGS)
+    # the empty mat's cells look like the mat around them: no more artwork than table
+    assert not_around_kingdom(place(photo, _frame(1, 1, 5, pitch), 5, (5,), exactly), SETTINGS)
+    # tiles all around a frame: a lattice laid across more artwork than it frames
+    kingdom = Placement(0, 0, 7, 20.0, 0.1, 5.0, SETTINGS.max_tiles_around)
+    assert not not_around_kingdom(kingdom, SETTINGS)
+    across = Placement(0, 0, 7, 20.0, 0.1, 5.0, SETTINGS.max_tiles_around + 1)
+    assert not_around_kingdom(across, SETTINGS)
+    assert not not_around_kingdom(None, SETTINGS)  # nothing judged (a cropped board): no say
 
 
 def test_the_kingdom_on_a_printed_mat_is_framed_not_the_mats_grid(on_mat) -> None:
@@ -225,3 +240,21 @@ def test_a_domino_beside_a_five_by_five_kingdom_does_not_make_it_a_seven_by_seve
         grow_to_seven(photo, gray, _frame(5, 3, 5, pitch), False, SETTINGS, border_colours(photo, SETTINGS))
         is None
     )
+
+
+def test_sides_smeared_by_motion_blur_stay_where_their_seams_put_them() -> None:
+    square, n = 60, 5
+    rng = np.random.default_rng(4)
+    photo = np.full(((n + 4) * square, (n + 4) * square, 3), (60, 110, 150), np.uint8)
+    for row in range(n):
+        for col in range(n):
+            colour = rng.integers(40, 220, 3)
+            tile = np.clip(colour + rng.normal(0, 25, (square - 2, square - 2, 3)), 0, 255)
+            top, left = (row + 2) * square + 1, (col + 2) * square + 1
+            photo[top : top + square - 2, left : left + square - 2] = tile.astype(np.uint8)
+    # a hand moving sideways: a third of a square of blur along x
+    blurred = cv2.filter2D(photo, -1, np.full((1, square // 3), 1.0 / (square // 3)))
+    truth = _frame(2, 2, n, square)
+    fitted = fit_outline(blurred, truth, n, SETTINGS)
+    moved = np.abs(frame_corners(fitted, n) - frame_corners(truth, n)) / square
+    assert moved[:, 0].max() < 0.05  # the left and right sides, across the motion, are not pushed outward
