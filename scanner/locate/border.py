@@ -22,10 +22,15 @@ def table_lab(image: np.ndarray) -> np.ndarray:
 def nearest_distance(lab: np.ndarray, colours: np.ndarray) -> np.ndarray:
     """Each pixel's distance (table-Lab, float32, the image's shape) to the nearest of ``colours``: one
     colour at a time (a pixels × colours × channels array costs ten times as much)."""
+    channels = [np.ascontiguousarray(lab[..., k]) for k in range(lab.shape[2])]  # summed in channel order
     nearest = None
     for colour in np.asarray(colours, np.float32):
-        squared = ((lab - colour) ** 2).sum(axis=2)
-        nearest = squared if nearest is None else np.minimum(nearest, squared)
+        squared = None
+        for channel, level in zip(channels, colour, strict=True):
+            step = channel - level
+            step *= step
+            squared = step if squared is None else np.add(squared, step, out=squared)
+        nearest = squared if nearest is None else np.minimum(nearest, squared, out=nearest)
     return np.sqrt(nearest)
 
 
