@@ -444,8 +444,10 @@ class KingdomScanner:
         seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
         distances = self._table_distances(seen, homography, n)  # for the slide and the reading
         slide = slide_for(distances, n) if not by_hand else (0, 0)
+        gray = located.gray  # the locator's grey copy of this photo: a moved frame is refitted on it
         if slide != (0, 0):
-            homography = self._moved(image, homography, n, slide)
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
+            homography = self._moved(gray, homography, n, slide)
             notes.append(SLID_FRAME_NOTE)
             distances = self._table_distances(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
@@ -457,7 +459,8 @@ class KingdomScanner:
         read = self._read(seen, homography, n, timings, distances, detail, rectified if same else None)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
-            moved = self._moved(image, homography, n, shift)
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
+            moved = self._moved(gray, homography, n, shift)
             again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n), detail)
             castle = _castle(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
@@ -466,10 +469,9 @@ class KingdomScanner:
                 notes.append(MOVED_FRAME_NOTE)
         return _Frame(*read, homography=homography, notes=notes, lightness=lightness)
 
-    def _moved(self, image: np.ndarray, homography: np.ndarray, n: int, squares: tuple) -> np.ndarray:
+    def _moved(self, gray: np.ndarray, homography: np.ndarray, n: int, squares: tuple) -> np.ndarray:
         """The frame moved by whole squares, fitted again to the seams where it now lies (its lines there
-        were fitted on the other squares)."""
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        were fitted on the other squares); ``gray``: the photo's grey copy."""
         return fit_frame(gray, moved_frame(homography, *squares), n, self.locator)
 
     def _review(self, frame: _Frame, located: Located, grayscale: bool) -> None:

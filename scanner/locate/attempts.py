@@ -83,6 +83,7 @@ class Located:
     found_by: str = ""  # the attempt whose frame was kept
     unsure: bool = False  # the frame barely passed the judge: it may be misplaced
     verdict: Verdict | None = None  # the judge's evidence on the kept frame
+    gray: np.ndarray | None = None  # the photo's grey copy the search made (None: not made), for refits
 
 
 @dataclass
@@ -509,6 +510,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         found_by=chosen.attempt,
         unsure=chosen.deblurred or verdict.unsure(settings),
         verdict=verdict,
+        gray=view.gray,
     )
 
 

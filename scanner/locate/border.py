@@ -22,10 +22,15 @@ def table_lab(image: np.ndarray) -> np.ndarray:
 def nearest_distance(lab: np.ndarray, colours: np.ndarray) -> np.ndarray:
     """Each pixel's distance (table-Lab, float32, the image's shape) to the nearest of ``colours``: one
     colour at a time (a pixels × colours × channels array costs ten times as much)."""
+    channels = [np.ascontiguousarray(lab[..., k]) for k in range(lab.shape[2])]  # summed in channel order
     nearest = None
     for colour in np.asarray(colours, np.float32):
-        squared = ((lab - colour) ** 2).sum(axis=2)
-        nearest = squared if nearest is None else np.minimum(nearest, squared)
+        squared = None
+        for channel, level in zip(channels, colour, strict=True):
+            step = channel - level
+            step *= step
+            squared = step if squared is None else np.add(squared, step, out=squared)
+        nearest = squared if nearest is None else np.minimum(nearest, squared, out=nearest)
     return np.sqrt(nearest)
 
 
@@ -69,9 +74,17 @@ def border_colours(image: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     return table_colours(np.ascontiguousarray(np.concatenate(pixels)[::4]), settings)
 
 
-def unlike_table(work: np.ndarray, segs: np.ndarray, settings: LocatorSettings) -> np.ndarray:
-    """Mask of the segments whose middle lies on or near pixels unlike every colour of the photo's border."""
-    factor = settings.table_side / max(work.shape[:2])
+def segments_on(mask: np.ndarray, segs: np.ndarray, factor: float) -> np.ndarray:
+    """Which segments (image pixels) have their middle on the mask (of the image reduced by ``factor``)."""
+    mids = np.clip(
+        ((segs[:, :2] + segs[:, 2:]) / 2 * factor).astype(int), 0, [mask.shape[1] - 1, mask.shape[0] - 1]
+    )
+    return mask[mids[:, 1], mids[:, 0]] > 0
+
+
+def unlike_pixels(work: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """The pixels of the ``table_side`` copy on or near colours unlike every colour of the photo's border
+    (non-zero), whatever segments are asked about them."""
     lab = table_lab(table_copy(work, settings))
     pixels = np.concatenate([strip.reshape(-1, 3) for strip in border_strips(lab, settings)])
     colours = table_colours(pixels, settings)
@@ -80,11 +93,7 @@ def unlike_table(work: np.ndarray, segs: np.ndarray, settings: LocatorSettings) 
         np.clip(4 * distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU
     )
     reach = round(settings.table_reach * settings.table_side) | 1
-    unlike = cv2.dilate(unlike, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
-    mids = np.clip(
-        ((segs[:, :2] + segs[:, 2:]) / 2 * factor).astype(int), 0, [lab.shape[1] - 1, lab.shape[0] - 1]
-    )
-    return unlike[mids[:, 1], mids[:, 0]] > 0
+    return cv2.dilate(unlike, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
 
 
 def colourful_patches(work: np.ndarray, settings: LocatorSettings, min_spread: float = 0.0) -> list:

@@ -86,16 +86,23 @@ def describe_cells(
     return descriptors, textured, inside
 
 
+def cell_distances(descriptors: np.ndarray) -> np.ndarray:
+    """Distance between the descriptors of every two described cells, (cells², cells²) in row-major order."""
+    flat = descriptors.reshape(-1, descriptors.shape[-1])
+    return np.linalg.norm(flat[:, None] - flat, axis=2)
+
+
 def table_like(
     descriptors: np.ndarray,
     textured: np.ndarray,
     inside: np.ndarray,
     window: tuple,
     settings: LocatorSettings,
+    distances: np.ndarray | None = None,
 ):
     """For a window (top, left, size) of the described cells: which of its cells look like its ring (the
     table around it), and which of its ring cells are textured and unlike the ring's consensus (tiles);
-    None when too little of the ring is in the photo to say."""
+    None when too little of the ring is in the photo to say. ``distances``: ``cell_distances`` if made."""
     top, left, size = window
     cells = descriptors.shape[0]
     ring = np.zeros((cells, cells), bool)
@@ -104,12 +111,13 @@ def table_like(
     ring &= inside
     if ring.sum() < settings.min_ring_cells:
         return None
-    table = descriptors[ring]
+    distances = cell_distances(descriptors) if distances is None else distances
+    table = np.flatnonzero(ring)
     needed = max(2, int(np.ceil(settings.ring_consensus * len(table))))
-    block = descriptors[top : top + size, left : left + size]
-    near = np.linalg.norm(block[:, :, None] - table, axis=3) < settings.ring_distance
-    like = near.sum(axis=2) >= needed
-    among = np.linalg.norm(table[:, None] - table, axis=2) < settings.ring_distance
+    block = (np.arange(top, top + size)[:, None] * cells + np.arange(left, left + size)).ravel()
+    near = distances[np.ix_(block, table)] < settings.ring_distance
+    like = (near.sum(axis=1) >= needed).reshape(size, size)
+    among = distances[np.ix_(table, table)] < settings.ring_distance
     lone = among.sum(axis=1) - 1 < needed  # a ring cell few others resemble: a tile, not the table
     return like, lone & textured[ring]
 
@@ -125,6 +133,7 @@ def place(
     (None when no window can be judged: too little table in view, a cropped board)."""
     descriptors, textured, inside = describe_cells(image, grid_to_image, n, settings.texture_gradient)
     cells = descriptors.shape[0]
+    distances = cell_distances(descriptors)  # once: every window's ring is among these cells
     scored = []
     for size in sizes:
         for top in range(cells - size + 1):
@@ -136,7 +145,7 @@ def place(
                     continue  # its ring is not all described
                 if not inside[top : top + size, left : left + size].all():
                     continue
-                judged = table_like(descriptors, textured, inside, (top, left, size), settings)
+                judged = table_like(descriptors, textured, inside, (top, left, size), settings, distances)
                 if judged is None:
                     continue
                 like, lone = judged

@@ -31,7 +31,7 @@ from scanner.geometry import (
     image_corners,
     square_px,
 )
-from scanner.locate.border import border_colours, colourful_patches, unlike_table
+from scanner.locate.border import border_colours, colourful_patches, segments_on, unlike_pixels
 from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import place, placed_frame
@@ -81,6 +81,7 @@ class View:
         self._patches: list | None = None
         self._table: np.ndarray | None = None
         self._coarse: tuple | None = None
+        self._unlike_pixels: list[tuple[np.ndarray, np.ndarray]] = []  # (copy, its pixels unlike the table)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -138,8 +139,17 @@ class View:
         """Which work segments lie on or near colours the photo's border (the table) lacks."""
         if self._unlike is None:
             work, _, segs, _ = self.work()
-            self._unlike = unlike_table(work, segs, self.settings)
+            self._unlike = self.unlike_table(work, segs)
         return self._unlike
+
+    def unlike_table(self, copy: np.ndarray, segs: np.ndarray) -> np.ndarray:
+        """Which segments of a copy of the view (its work or coarse copy) lie on or near colours the photo's
+        border lacks; the copy's pixels unlike the table are found once per copy."""
+        mask = next((mask for image, mask in self._unlike_pixels if image is copy), None)
+        if mask is None:
+            mask = unlike_pixels(copy, self.settings)
+            self._unlike_pixels.append((copy, mask))
+        return segments_on(mask, segs, self.settings.table_side / max(copy.shape[:2]))
 
     def patches(self) -> list[tuple[float, float]]:
         """The colourful patches (0-1 view units) worth an enlarged or unlike-the-table search: colours
@@ -393,7 +403,7 @@ def lattice_search(
     # table's segments, told two ways: along that lattice's directions, or on the table's long straight
     # lines and in the border's colours (a kingdom turned a little from the mat, or at its pitch)
     square = square_px(frame_corners(found.homography, found.size), found.size)
-    kept = np.ones(len(segs), bool) if view.grayscale else unlike_table(work, segs, settings)
+    kept = np.ones(len(segs), bool) if view.grayscale else view.unlike_table(work, segs)
     for table in (
         on_lattice(segs, found.homography, settings.lattice_angle),
         ~kept | table_lines(segs, square, settings, kept),
@@ -457,10 +467,11 @@ def table_lines(
         unit = direction[k] / length[k]
         normal = np.array([-unit[1], unit[0]])
         # the members: along the seed (within the lattice angle) with both ends on its line
-        along = np.abs(direction @ unit) >= cos_turn * length
-        off = np.maximum(np.abs((start - start[k]) @ normal), np.abs((end - start[k]) @ normal))
-        member = np.flatnonzero(along & (off < tolerance))
-        ends = np.sort(np.c_[(start[member] - start[k]) @ unit, (end[member] - start[k]) @ unit], axis=1)
+        along = np.flatnonzero(np.abs(direction @ unit) >= cos_turn * length)
+        first, last = start[along] - start[k], end[along] - start[k]
+        on_line = np.maximum(np.abs(first @ normal), np.abs(last @ normal)) < tolerance
+        member = along[on_line]
+        ends = np.sort(np.column_stack((first[on_line] @ unit, last[on_line] @ unit)), axis=1)
         span = ends[:, 1].max() - ends[:, 0].min()
         if span > settings.table_line_squares * square and _drawn(ends) > span / 2:
             lines[member] = True

@@ -67,7 +67,10 @@ def vanishing_point(
     norm2 = np.c_[x * x + y * y, -2 * w * x, -2 * w * y, w * w] @ np.array(
         [np.ones(len(mids)), mx, my, mx * mx + my * my]
     )
-    inliers = cross * cross < (threshold * threshold)[None, :] * norm2
+    # in place: the (candidates, segments) products are the search's largest arrays
+    np.multiply(cross, cross, out=cross)
+    np.multiply(norm2, threshold * threshold, out=norm2)
+    inliers = cross < norm2
     best = int(np.argmax(inliers @ weights))
     best_v, best_mask = candidates[best], inliers[best]
     for _ in range(2):  # least squares on the inliers, then re-select
