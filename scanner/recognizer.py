@@ -258,7 +258,11 @@ def _castle_reasons(
 
 def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
     """(N, N) squares to check beyond the decoder's own flags: the union of review_reasons."""
-    return np.logical_or.reduce(list(review_reasons(kingdom, details, settings).values()))
+    return _union(review_reasons(kingdom, details, settings))
+
+
+def _union(flags: dict[str, np.ndarray]) -> np.ndarray:
+    return np.logical_or.reduce(list(flags.values()))
 
 
 #: The decoder's margin under which a square counts as doubtful for judging a blurred photo's frame.
@@ -616,12 +620,9 @@ class KingdomScanner:
             orphans=np.asarray(decoded.orphans, dtype=bool),
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
-        flagged = np.asarray(decoded.flagged, dtype=bool) | np.logical_or.reduce(
-            list(details.review.values())
-        )
+        flagged = np.asarray(decoded.flagged, dtype=bool) | _union(details.review)
         timings["decode_score"] += time.perf_counter() - t0
-        probabilities = weighed
-        return kingdom, readings, flagged, rectified, probabilities, details
+        return kingdom, readings, flagged, rectified, weighed, details
 
     def _read_visible(
         self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int]
