@@ -25,9 +25,12 @@ import numpy as np
 
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
+from scanner.recognizer import REVIEW_RULES
 
 OUT_DIR = Path(__file__).resolve().parent.parent / "out" / "flags"
-REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "review")
+REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "margin") + tuple(
+    f"review_{name}" for name in REVIEW_RULES
+)
 
 
 def square_records(result, truth: np.ndarray, photo: dict) -> dict[str, np.ndarray]:

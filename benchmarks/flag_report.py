@@ -55,7 +55,12 @@ def causes(data: dict) -> dict[str, np.ndarray]:
     """Every flag rule of the scan as it stands, by name (a square may have several)."""
     parts = decoder_parts(data)
     decoder = np.logical_or.reduce(list(parts.values()))
-    named = {**parts, "review (castle, table)": data["reason_read"] & ~decoder}
+    named = dict(parts)
+    rules = sorted(key for key in data if key.startswith("reason_review_"))
+    if rules:  # collected with each review rule apart
+        named.update({key.removeprefix("reason_review_"): data[key] for key in rules})
+    else:
+        named["review (castle, table)"] = data["reason_read"] & ~decoder
     for reason in ("glare", "grayscale", "unfamiliar", "dim"):
         named[reason] = data[f"reason_{reason}"]
     return named
@@ -94,12 +99,15 @@ def report(data: dict) -> int:
             f"{int((wrong & ~old & here).sum())} -> {int((wrong & ~new & here).sum())}  "
             f"flagged {100 * old[here].mean():5.2f} % -> {100 * new[here].mean():5.2f} %"
         )
-    print("\nwhat flags the squares read right (a square may have several causes; 'only' = no other):")
+    print("\nwhat flags the squares (a square may have several causes; 'only': no other), right | misread:")
     named = causes(data)
     stack = np.array(list(named.values()))
     for name, flags in named.items():
         only = flags & (stack.sum(axis=0) == 1)
-        print(f"  {name:<24} {_share(flags & right, right.sum())}  only {_share(only & right, right.sum())}")
+        print(
+            f"  {name:<24} {_share(flags & right, right.sum())}  only {_share(only & right, right.sum())}"
+            f"  | {int((flags & wrong).sum()):>3}  only {int((only & wrong).sum()):>3}"
+        )
     print("\nmisread squares: truth -> read, margin, causes")
     for index in np.nonzero(wrong)[0]:
         why = ",".join(name for name, flags in named.items() if flags[index]) or "unflagged as scanned"

@@ -104,9 +104,8 @@ class ReadingSettings:
     #: a square the decoded castle hides this share of is flagged unless its margin reaches hidden_margin
     hidden_flag_share: float = 0.3
     hidden_margin: float = 6.0
-    #: the decoded castle square is flagged when the classifier gave it less castle than this (the rules
-    #: put it there) or when a square it leans over was read as castle with at least this much
-    castle_seen: float = 0.5
+    #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
+    #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
@@ -141,6 +140,7 @@ class ReadingDetails:
     leaning: Leaning
     changed: np.ndarray | None = None  # (N, N) bool: the decoder overruled the weighed reading
     orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
+    review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
 
 
 def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, settings: ReadingSettings) -> np.ndarray:
@@ -184,47 +184,85 @@ def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.nd
     return np.ascontiguousarray(whole)
 
 
-def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
-    """(N, N) squares to check beyond the decoder's own flags: squares the decoded castle hides, a castle
-    the classifier did not see or saw leaning over a neighbour, and squares turned into the table or
-    out of it against the classifier."""
+#: The rules of review_reasons, by name.
+REVIEW_RULES = (
+    "into_table",
+    "out_of_table",
+    "table_unconfirmed",
+    "table_like",
+    "castle_hidden",
+    "castle_leaned",
+    "castle_behind",
+)
+
+
+def review_reasons(
+    kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings
+) -> dict[str, np.ndarray]:
+    """(N, N) squares to check beyond the decoder's margin, by rule: squares turned into the table or out of
+    it against the classifier, or read as it without looking like it; tiles that look like the table;
+    squares the decoded castle hides; a castle that may stand on another square than the one it was read
+    on. The castle square itself is flagged by its margin, the exact cost of moving the one castle."""
     n = kingdom.grid_size
-    flags = np.zeros((n, n), dtype=bool)
     labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
     raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
     read_empty = labels == EMPTY_LABEL
-    # into the table against the classifier: flagged unless both table comparisons are sure of it
-    flags |= read_empty & ~raw_empty & (details.evidence < settings.sure_table)
-    flags |= raw_empty & ~read_empty
+    none = np.zeros((n, n), dtype=bool)
+    reasons = {
+        # into the table against the classifier: flagged unless both table comparisons are sure of it
+        "into_table": read_empty & ~raw_empty & (details.evidence < settings.sure_table),
+        "out_of_table": raw_empty & ~read_empty,
+        "table_unconfirmed": none,
+        "table_like": none,
+    }
     if details.likeness is not None:
         # read as the table, but it looks like the table seen around the kingdom neither way
-        flags |= (
+        reasons["table_unconfirmed"] = (
             read_empty
             & (details.evidence <= settings.table_unconfirmed)
             & (details.likeness < settings.table_like)
         )
-        flags |= (
+        reasons["table_like"] = (
             (details.likeness >= settings.table_like)
             & ~read_empty
             & (details.margins < settings.table_like_margin)
         )
+    reasons.update(_castle_reasons(kingdom, details, settings))
+    return reasons
+
+
+def _castle_reasons(
+    kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings
+) -> dict[str, np.ndarray]:
+    """The castle's rules of review_reasons: the squares it hides, a castle read on a square it would lean
+    over, and the squares it may stand on instead (seen as castle, or fitting no domino, as a castle base
+    read as terrain does)."""
+    n = kingdom.grid_size
     castle = _castle(kingdom)
+    hidden_flags, leaned_flags, behind_flags = (np.zeros((n, n), dtype=bool) for _ in range(3))
     if castle is not None:
         hidden = details.cover[castle].copy()
         hidden[castle] = 0.0
-        flags |= (hidden >= settings.hidden_flag_share) & (details.margins < settings.hidden_margin)
+        hidden_flags = (hidden >= settings.hidden_flag_share) & (details.margins < settings.hidden_margin)
         seen = details.raw[..., CASTLE_LABEL]
-        leaned = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
-        if seen[castle] < settings.castle_seen or leaned.any():
-            flags[castle] = True
-            flags |= leaned
-        # a castle moved here from the square it leans over: that square is checked too
+        leaned_flags = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
+        # the squares a castle would stand on to lean over the one it was read on
         behind = details.cover[:, :, castle[0], castle[1]] >= LEAN_COVER
         behind[castle] = False
-        flags |= behind & (seen >= settings.castle_elsewhere)
-        if behind[seen >= settings.castle_elsewhere].any():
-            flags[castle] = True
-    return flags
+        orphans = details.orphans if details.orphans is not None else np.zeros((n, n), dtype=bool)
+        behind_flags = behind & ((seen >= settings.castle_elsewhere) | orphans)
+        if leaned_flags.any() or behind_flags.any():
+            leaned_flags[castle] = True
+    return {"castle_hidden": hidden_flags, "castle_leaned": leaned_flags, "castle_behind": behind_flags}
+
+
+def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
+    """(N, N) squares to check beyond the decoder's own flags: the union of review_reasons."""
+    return _union(review_reasons(kingdom, details, settings))
+
+
+def _union(flags: dict[str, np.ndarray]) -> np.ndarray:
+    return np.logical_or.reduce(list(flags.values()))
 
 
 #: The decoder's margin under which a square counts as doubtful for judging a blurred photo's frame.
@@ -480,6 +518,9 @@ class KingdomScanner:
         n = located.grid_size
         reasons = frame.reasons
         reasons["read"] = frame.flagged.copy()
+        if frame.details is not None:  # the decoder's margin and each review rule apart, for the flag reports
+            reasons["margin"] = frame.details.margins < self.reading.flag_margin
+            reasons.update({f"review_{name}": flags for name, flags in (frame.details.review or {}).items()})
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
@@ -580,10 +621,10 @@ class KingdomScanner:
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
         )
-        flagged = np.asarray(decoded.flagged, dtype=bool) | review_flags(kingdom, details, settings)
+        details = replace(details, review=review_reasons(kingdom, details, settings))
+        flagged = np.asarray(decoded.flagged, dtype=bool) | _union(details.review)
         timings["decode_score"] += time.perf_counter() - t0
-        probabilities = weighed
-        return kingdom, readings, flagged, rectified, probabilities, details
+        return kingdom, readings, flagged, rectified, weighed, details
 
     def _read_visible(
         self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int]
