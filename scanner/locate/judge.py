@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from kingdomino.board import GRID_SIZES
 from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.locate.border import border_colours, table_lab
 from scanner.locate.placement import Placement
@@ -137,13 +138,13 @@ def judge_geometry(
 
 def not_around_kingdom(placement: Placement | None, settings: LocatorSettings) -> bool:
     """Whether the best window of a frame's lattice shows no kingdom with the table around it: tiles all
-    around it (a lattice laid across more artwork, a mat's cells beside the kingdom), or no more artwork
-    squares than squares like the table and tiles outside together."""
+    around a window of the largest kingdom (a lattice laid across more artwork, a mat's cells beside the
+    kingdom; a smaller window with tiles around may be part of a Mighty Duel kingdom, which growth
+    decides), or no more artwork squares than squares like the table and tiles outside together."""
     if placement is None:
         return False
-    return (
-        placement.artwork_outside > settings.max_tiles_around or placement.score <= settings.min_kingdom_score
-    )
+    surrounded = placement.size == max(GRID_SIZES) and placement.artwork_outside > settings.max_tiles_around
+    return surrounded or placement.score <= settings.min_kingdom_score
 
 
 def middle_seams(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:

@@ -98,7 +98,7 @@ class LocatorSettings:
     unsure_placement_margin: float = 1.0  # another window within this (score per side) makes a frame unsure
     max_artwork_outside: int = 2  # more tiles than this just outside a frame: it is on the table's lattice
     table_lattice_share: float = 0.2  # squares like the ring from this share: maybe the table's lattice too
-    max_tiles_around: int = 11  # more tiles than this just outside a frame: no table around, not a kingdom
+    max_tiles_around: int = 11  # more tiles than this just outside a 7×7 window: no table around, no kingdom
     min_kingdom_score: float = 0.0  # a frame whose best window scores no more than this is not a kingdom
     unsure_artwork_outside: int = 4  # more tiles than this just outside the chosen frame make it unsure
     outline_reach: float = 0.45  # a frame's side moves at most this (of a square) onto the artwork's edge

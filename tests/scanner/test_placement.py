@@ -88,6 +88,9 @@ def test_a_frame_with_no_kingdom_and_table_around_it_is_no_kingdom(on_mat) -> No
     assert not not_around_kingdom(kingdom, SETTINGS)
     across = Placement(0, 0, 7, 20.0, 0.1, 5.0, SETTINGS.max_tiles_around + 1)
     assert not_around_kingdom(across, SETTINGS)
+    # a 5x5 window with tiles all around may be the middle of a Mighty Duel kingdom: growth decides
+    middle = Placement(0, 0, 5, 20.0, 0.1, 5.0, SETTINGS.max_tiles_around + 1)
+    assert not not_around_kingdom(middle, SETTINGS)
     assert not not_around_kingdom(None, SETTINGS)  # nothing judged (a cropped board): no say
 
 
