@@ -484,7 +484,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     )
     if grown_or_alone:
         # table all around the kingdom (a 5×5 grown to 7×7 had its ring of tiles): sides on the artwork's edge
-        homography = fit_outline(view.colour, homography, size, settings)
+        homography = fit_outline(view.colour, homography, size, settings, view.gray)
     corners = frame_corners(homography, size)
     snapped = snap_to_image(corners, size, view.shape)
     if snapped is corners:  # a cropped board's outline is the photo's edge: no seam to fit it to

@@ -192,7 +192,11 @@ def placed_frame(
 
 
 def fit_outline(
-    image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: LocatorSettings
+    image: np.ndarray,
+    grid_to_image: np.ndarray,
+    n: int,
+    settings: LocatorSettings,
+    gray: np.ndarray | None = None,
 ) -> np.ndarray:
     """The frame's four sides moved (less than half a square) onto the edge where the artwork stops and the
     table begins: a mat's or a cloth's lines beside the kingdom pull the seam fit out of phase with it.
@@ -200,7 +204,7 @@ def fit_outline(
     Each side's profile across it is the share of pixels unlike the table (the colours of the outer half of
     the ring around the frame); a side moves to the sharpest step of that profile, and only when the step
     is clear (``outline_step``). A family of sides that motion blur smears (``refine.frame_sharpness``, as
-    the frame fit skips it) stays where its seams put it."""
+    the frame fit skips it) stays where its seams put it. ``gray``: the photo's grey copy, if made."""
     cell = CELL_PX
     side = (n + 2) * cell
     to_rect = np.array([[cell, 0, cell], [0, cell, cell], [0, 0, 1.0]]) @ np.linalg.inv(grid_to_image)
@@ -235,7 +239,8 @@ def fit_outline(
         moves.append(move / cell)
     top, left, bottom, right = moves
     # motion blur spreads the artwork's colours along its motion: the sides across it keep their seams' place
-    sharp_rows, sharp_cols = frame_sharpness(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), grid_to_image, n)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
+    sharp_rows, sharp_cols = frame_sharpness(gray, grid_to_image, n)
     if sharp_rows < SMEARED:
         top = bottom = 0.0
     if sharp_cols < SMEARED:
