@@ -41,17 +41,16 @@ def photo_features(result, classifier=None) -> dict[str, np.ndarray]:
     n = result.grid_size
     gray = cv2.cvtColor(result.rectified, cv2.COLOR_BGR2GRAY)
     side = gray.shape[0] / n
-    lab = cv2.cvtColor(result.rectified, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(float)
+    lab = cv2.cvtColor(result.rectified, cv2.COLOR_BGR2LAB).astype(float)
     features = {
         "sharpness": np.full(n * n, float(cv2.Laplacian(gray, cv2.CV_64F).var())),
         "side_px": np.full(n * n, side),
-        "lab_a": np.full(n * n, lab[:, 1].mean() - 128.0),
-        "lab_b": np.full(n * n, lab[:, 2].mean() - 128.0),
+        "lab_a": np.full(n * n, lab[..., 1].mean() - 128.0),
+        "lab_b": np.full(n * n, lab[..., 2].mean() - 128.0),
     }
     # each square's mean colour over its middle (its border may show the seams and the neighbours)
-    side_i, inner = int(side), int(side) // 5
-    cells = lab.reshape(n, side_i, n, side_i, 3)[:, inner : side_i - inner, :, inner : side_i - inner]
-    features["square_lab"] = cells.mean(axis=(1, 3)).reshape(n * n, 3)
+    middles = cut_squares(lab, n, margin=-0.2)
+    features["square_lab"] = np.array([middle.reshape(-1, 3).mean(axis=0) for middle in middles])
     if classifier is not None:
         crops = cut_squares(result.rectified, n)
         features["raw_own"] = np.asarray(classifier.predict_proba(crops, photo=False), float)
