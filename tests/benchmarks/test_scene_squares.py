@@ -10,7 +10,13 @@ import pytest
 from benchmarks.bench_model import DATA_DIR, HELD_OUT_KINGDOMS
 from benchmarks.hard import SPLITS
 from benchmarks.hard_scenes import generate_hard_scene
-from benchmarks.scene_squares import SCENE_SEEDS, mosaic, scanner_squares, training_boards
+from benchmarks.scene_squares import (
+    CASTLE_SCENES_FROM,
+    SCENE_SEEDS,
+    mosaic,
+    scanner_squares,
+    training_boards,
+)
 from model.features import SIDE
 from model.training.dataset import SCENE_DIR, SCENE_LABELS, load_scene_squares
 
@@ -29,6 +35,17 @@ def test_the_shipped_scene_squares_are_of_training_kingdoms_and_seeds_only():
     assert {entry["seed"] for entry in scenes.values()} <= set(SCENE_SEEDS)
     squares, _ = load_scene_squares(SCENE_DIR.parent)
     assert len(squares) == sum(len(entry["grid"]) ** 2 for entry in scenes.values())
+
+
+@pytest.mark.skipif(not (SCENE_DIR / SCENE_LABELS).is_file(), reason="no scene squares in this data")
+def test_the_later_scenes_all_stand_the_castle_in_every_condition_class():
+    scenes = json.loads((SCENE_DIR / SCENE_LABELS).read_text(encoding="utf-8"))["scenes"]
+    later = [entry for entry in scenes.values() if entry["seed"] >= SCENE_SEEDS[CASTLE_SCENES_FROM]]
+    with_castle = [
+        entry for entry in later if any(cell["terrain"] == "castle" for row in entry["grid"] for cell in row)
+    ]
+    assert with_castle and all(entry["castle_model"] for entry in with_castle)
+    assert {entry["condition"] for entry in with_castle} == {entry["condition"] for entry in scenes.values()}
 
 
 def test_a_scene_is_cut_as_the_scanner_cuts_it_and_its_mosaic_keeps_the_squares_apart():
