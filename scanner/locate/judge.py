@@ -140,11 +140,14 @@ def not_around_kingdom(placement: Placement | None, settings: LocatorSettings) -
     """Whether the best window of a frame's lattice shows no kingdom with the table around it: tiles all
     around a window of the largest kingdom (a lattice laid across more artwork, a mat's cells beside the
     kingdom; a smaller window with tiles around may be part of a Mighty Duel kingdom, which growth
-    decides), or no more artwork squares than squares like the table and tiles outside together."""
+    decides), no more artwork squares than squares like the table and tiles outside together, or another
+    window of the lattice as much the kingdom (a kingdom's window moved by a square loses artwork to the
+    table; a window inside a mat's or a cloth's even pattern does not)."""
     if placement is None:
         return False
     surrounded = placement.size == max(GRID_SIZES) and placement.artwork_outside > settings.max_tiles_around
-    return surrounded or placement.score <= settings.min_kingdom_score
+    alike = placement.score - placement.runner_up <= settings.min_kingdom_margin * placement.size**2
+    return surrounded or alike or placement.score <= settings.min_kingdom_score
 
 
 def middle_seams(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:

@@ -14,7 +14,7 @@ from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
-from scanner.locate.placement import Placement, fit_outline, place
+from scanner.locate.placement import Placement, describe_cells, fit_outline, place
 from scanner.locate.refine import seam_support
 from scanner.locate.search import on_lattice, table_lines
 
@@ -261,3 +261,41 @@ def test_sides_smeared_by_motion_blur_stay_where_their_seams_put_them() -> None:
     fitted = fit_outline(blurred, truth, n, SETTINGS)
     moved = np.abs(frame_corners(fitted, n) - frame_corners(truth, n)) / square
     assert moved[:, 0].max() < 0.05  # the left and right sides, across the motion, are not pushed outward
+
+
+def _on_checkered_cloth(board: np.ndarray, check: int, at: tuple[int, int]) -> np.ndarray:
+    """A two-colour checkered cloth with checks ``check`` pixels wide and ``board`` laid on it at ``at``."""
+    rows, cols = np.indices((1200, 1600)) // check
+    cloth = np.where(((rows + cols) % 2 == 0)[..., None], (40, 190, 230), (235, 240, 245)).astype(np.uint8)
+    rng = np.random.default_rng(7)
+    cloth = np.clip(cloth + rng.normal(0, 3, cloth.shape), 0, 255).astype(np.uint8)
+    x, y = at
+    cloth[y : y + board.shape[0], x : x + board.shape[1]] = board
+    return cloth
+
+
+def test_checks_cut_across_by_the_lattice_are_table_not_tiles() -> None:
+    # checks at 0.7 of a square: each cell around the kingdom mixes the cloth's two colours (textured, and
+    # unlike the cells beside it), yet holds no colour the cloth lacks
+    pitch = 100
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    board = cv2.resize(board, (5 * pitch, 5 * pitch), interpolation=cv2.INTER_AREA)
+    photo = _on_checkered_cloth(board, 70, (5 * pitch, 3 * pitch))
+    _, artwork, inside = describe_cells(photo, _frame(5, 3, 5, pitch), 5, SETTINGS)
+    kingdom = np.zeros(artwork.shape, bool)
+    kingdom[3:8, 3:8] = True
+    assert inside.all()
+    assert artwork[~kingdom].max() < SETTINGS.artwork_unlike < np.median(artwork[kingdom])
+    placement = place(photo, _frame(5, 3, 5, pitch), 5, (5,), SETTINGS)
+    assert (placement.rows, placement.cols, placement.artwork_outside) == (0, 0, 0)
+    assert not not_around_kingdom(placement, SETTINGS)
+
+
+def test_a_window_no_more_the_kingdom_than_the_one_beside_it_is_no_kingdom() -> None:
+    # inside a mat's or a cloth's even pattern the lattice's windows all score alike; a kingdom's stands out
+    alike = Placement(0, 0, 5, 12.0, 0.1, 12.0, 0)
+    assert not_around_kingdom(alike, SETTINGS)
+    apart = Placement(0, 0, 5, 12.0, 0.1, 12.0 - 2 * SETTINGS.min_kingdom_margin * 25, 0)
+    assert not not_around_kingdom(apart, SETTINGS)
+    alone = Placement(0, 0, 5, 12.0, 0.1, -np.inf, 0)  # the only window looked at
+    assert not not_around_kingdom(alone, SETTINGS)
