@@ -102,7 +102,7 @@ class LocatorSettings:
     table_lattice_share: float = 0.2  # squares like the ring from this share: maybe the table's lattice too
     max_tiles_around: int = 11  # more tiles than this just outside a 7×7 window: no table around, no kingdom
     min_kingdom_score: float = 0.0  # a frame whose best window scores no more than this is not a kingdom
-    min_kingdom_margin: float = 0.05  # ... nor one whose runner-up window is within this per square of it
+    min_kingdom_margin: float = 0.0  # ... nor one whose runner-up window scores within this per square of it
     unsure_artwork_outside: int = 4  # more tiles than this just outside the chosen frame make it unsure
     outline_reach: float = 0.45  # a frame's side moves at most this (of a square) onto the artwork's edge
     outline_step: float = 0.35  # ... when the share of pixels unlike the table steps by this across it

@@ -295,7 +295,7 @@ def test_a_window_no_more_the_kingdom_than_the_one_beside_it_is_no_kingdom() -> 
     # inside a mat's or a cloth's even pattern the lattice's windows all score alike; a kingdom's stands out
     alike = Placement(0, 0, 5, 12.0, 0.1, 12.0, 0)
     assert not_around_kingdom(alike, SETTINGS)
-    apart = Placement(0, 0, 5, 12.0, 0.1, 12.0 - 2 * SETTINGS.min_kingdom_margin * 25, 0)
+    apart = Placement(0, 0, 5, 12.0, 0.1, 12.0 - 1 - SETTINGS.min_kingdom_margin * 25, 0)
     assert not not_around_kingdom(apart, SETTINGS)
     alone = Placement(0, 0, 5, 12.0, 0.1, -np.inf, 0)  # the only window looked at
     assert not not_around_kingdom(alone, SETTINGS)
