@@ -58,7 +58,7 @@ def describe_cells(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(cells, cells, 4) descriptors of the frame and ``REACH`` rings around it (lightness weighed half, a,
     b, spread of lightness), and (cells, cells) how much each is artwork (the share of its pixels unlike the
-    table, ``artwork_cells``; at most a half for a plain cell) and whether it lies wholly inside the photo."""
+    table, ``artwork_cells``; none for a plain cell) and whether it lies wholly inside the photo."""
     cells = n + 2 * REACH
     around = moved_frame(grid_to_image, -REACH, -REACH)
     to_rect = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(around)
@@ -81,13 +81,13 @@ def describe_cells(
         cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     )
     cut = gradient.reshape(cells, CELL_PX, cells, CELL_PX)[:, MARGIN_PX:-MARGIN_PX, :, MARGIN_PX:-MARGIN_PX]
-    # printed artwork is textured all over a square's middle: a plain cell is never more artwork than table
-    # (a placemat or a plain cloth around the kingdom, in colours the table farther out lacks)
+    # printed artwork is textured all over a square's middle: a plain cell is no artwork (a placemat or a
+    # plain cloth around the kingdom, in colours the table farther out lacks)
     textured = (
         np.median(cut.transpose(0, 2, 1, 3).reshape(cells, cells, -1), axis=2) / 8 > settings.texture_gradient
     )
     unlike = artwork_cells(middle, inside, settings)
-    return descriptors, np.where(textured, unlike, np.minimum(unlike, 0.5)), inside
+    return descriptors, np.where(textured, unlike, 0.0), inside
 
 
 def artwork_cells(middle: np.ndarray, inside: np.ndarray, settings: LocatorSettings) -> np.ndarray:
@@ -175,8 +175,8 @@ def place(
                 if judged is None:
                     continue
                 like, lone = judged
-                # a square wholly in colours the table lacks counts 1, one half over the table 0, the table -1
-                artwork = np.where(like, -1.0, 2 * artwork_cell[top : top + size, left : left + size] - 1)
+                # a square wholly in colours the table lacks counts 1, a mat's or a cloth's cell about 0
+                artwork = np.where(like, -1.0, artwork_cell[top : top + size, left : left + size])
                 score = float(artwork.sum() - lone.sum())
                 scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum())))
     if not scored:
