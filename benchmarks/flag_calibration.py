@@ -33,7 +33,31 @@ REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "margin") + tuple(
 )
 
 
-def square_records(result, truth: np.ndarray, photo: dict) -> dict[str, np.ndarray]:
+def photo_features(result, classifier=None) -> dict[str, np.ndarray]:
+    """Per-square copies of what the photo's own pixels say about it (its sharpness, colour cast), and,
+    given the ``classifier``, its squares read again with each square's own white (not the photo's)."""
+    from scanner.rectify import cut_squares
+
+    n = result.grid_size
+    gray = cv2.cvtColor(result.rectified, cv2.COLOR_BGR2GRAY)
+    side = gray.shape[0] / n
+    lab = cv2.cvtColor(result.rectified, cv2.COLOR_BGR2LAB).astype(float)
+    features = {
+        "sharpness": np.full(n * n, float(cv2.Laplacian(gray, cv2.CV_64F).var())),
+        "side_px": np.full(n * n, side),
+        "lab_a": np.full(n * n, lab[..., 1].mean() - 128.0),
+        "lab_b": np.full(n * n, lab[..., 2].mean() - 128.0),
+    }
+    # each square's mean colour over its middle (its border may show the seams and the neighbours)
+    middles = cut_squares(lab, n, margin=-0.2)
+    features["square_lab"] = np.array([middle.reshape(-1, 3).mean(axis=0) for middle in middles])
+    if classifier is not None:
+        crops = cut_squares(result.rectified, n)
+        features["raw_own"] = np.asarray(classifier.predict_proba(crops, photo=False), float)
+    return features
+
+
+def square_records(result, truth: np.ndarray, photo: dict, classifier=None) -> dict[str, np.ndarray]:
     """One record per square of a located photo (``truth``: (N, N) label indices, upright like the
     result)."""
     n = result.grid_size
@@ -66,6 +90,7 @@ def square_records(result, truth: np.ndarray, photo: dict) -> dict[str, np.ndarr
         records[f"reason_{reason}"] = (np.zeros(n * n, bool) if flags is None else flags.ravel()).astype(bool)
     for key, value in photo.items():
         records[key] = np.full(n * n, value)
+    records.update(photo_features(result, classifier))
     return records
 
 
@@ -77,7 +102,11 @@ def _hard(args, scanner, records: list) -> None:
         def keep(result, truth_kingdom, seed=seed, condition=None):
             n = truth_kingdom.grid_size
             truth = np.array([[LABEL_INDEX[truth_kingdom[r, c]] for c in range(n)] for r in range(n)])
-            records.append(square_records(result, truth, {"seed": seed, "condition": condition or ""}))
+            records.append(
+                square_records(
+                    result, truth, {"seed": seed, "condition": condition or ""}, scanner.classifier
+                )
+            )
 
         row = measure_photo(scanner, seed, args.grid_size, truth_frame=args.truth_frame, on_located=keep)
         if records and records[-1]["seed"][0] == seed:
@@ -116,7 +145,8 @@ def _outside(args, scanner, records: list) -> None:
             ]
         )
         condition = truth["conditions"].get("hard_class", "")
-        records.append(square_records(result, np.rot90(grid, turns), {"seed": seed, "condition": condition}))
+        photo = {"seed": seed, "condition": condition}
+        records.append(square_records(result, np.rot90(grid, turns), photo, scanner.classifier))
         wrong = int((records[-1]["truth"] != records[-1]["read"]).sum())
         print(seed, condition, "located", wrong, "misread", file=sys.stderr, flush=True)
         save(records, args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kingdomino.labels import LABELS
 from scanner.decode import FLAG_MARGIN
 
 #: The rules before the calibration, replayed: the decoder flagged changes, squares in no box domino and
@@ -79,6 +80,65 @@ def figures(data: dict, flagged: np.ndarray, label: str) -> str:
     )
 
 
+def photo_shares(data: dict, squares: np.ndarray) -> np.ndarray:
+    """For each square, the share of the *other* squares of its photo where ``squares`` is true."""
+    _, photo = np.unique(photo_ids(data), return_inverse=True)
+    count, own = np.bincount(photo), squares.astype(float)
+    return (np.bincount(photo, own)[photo] - own) / np.maximum(count[photo] - 1, 1)
+
+
+def photo_evidence(data: dict) -> dict[str, np.ndarray]:
+    """What a photo's own pixels and squares say of it, per square (0 or 1, or a share): the candidates
+    for tempering its squares' margins."""
+    return {
+        "unsure share": photo_shares(data, data["weighed"].max(axis=1) < OLD_UNSURE),
+        "doubt share": photo_shares(data, data["margin"] < FLAG_MARGIN),
+        "dim": (data["lightness"] < 100.0).astype(float),
+        "blurred": (data["sharpness"] < 15.0).astype(float),
+        "warm": (data["lab_b"] > 20.0).astype(float),
+    }
+
+
+def colour_unlike(data: dict, pair: tuple[str, str] = ("wheat", "grassland")) -> np.ndarray:
+    """Squares read as one of ``pair`` whose mean colour (a, b) lies nearer the photo's squares read as the
+    other than the photo's other squares read as their own terrain."""
+    terrain = np.array([label.terrain.value for label in LABELS])[data["read"]]
+    colour, photos, flags = data["square_lab"][:, 1:], photo_ids(data), np.zeros(len(terrain), bool)
+    for index in np.nonzero(np.isin(terrain, pair))[0]:
+        here = photos == photos[index]
+        same = here & (terrain == terrain[index])
+        same[index] = False
+        other = here & (terrain == pair[pair[0] == terrain[index]])
+        if same.any() and other.any():
+            distance = [np.linalg.norm(colour[part].mean(axis=0) - colour[index]) for part in (same, other)]
+            flags[index] = distance[1] < distance[0]
+    return flags
+
+
+def photo_report(data: dict) -> None:
+    """The per-photo candidates: the margin threshold raised by the photo's evidence, a second white
+    hypothesis and the photo's own colours, against the one flat threshold."""
+    wrong, other = data["truth"] != data["read"], data["flagged"] & ~data["reason_margin"]
+    print(
+        "\nper-photo tempering, flag = margin < a + b * evidence (and the other rules), "
+        f"flat a = {FLAG_MARGIN}:"
+    )
+    flat = (data["margin"] < FLAG_MARGIN) | other
+    print(figures(data, flat, f"  flat {FLAG_MARGIN}"))
+    for name, evidence in photo_evidence(data).items():
+        fits = [
+            ((data["margin"] < a + b * evidence) | other, a, b) for a in (3.0, 3.5, 4.0) for b in (1, 2, 4, 8)
+        ]
+        within = [fit for fit in fits if fit[0].mean() <= flat.mean() + 1e-9] or fits
+        flags, a, b = min(within, key=lambda fit: ((wrong & ~fit[0]).sum(), fit[0].mean()))
+        print(figures(data, flags, f"  {name} (a {a}, b {b})"))
+    if "raw_own" in data:
+        disagree = data["raw_own"].argmax(axis=1) != data["read"]
+        print(figures(data, flat | disagree, "  + each square's own white disagrees"))
+    if "square_lab" in data:
+        print(figures(data, flat | colour_unlike(data), "  + colour nearer wheat/grassland"))
+
+
 def report(data: dict) -> int:
     wrong = data["truth"] != data["read"]
     right = ~wrong
@@ -108,6 +168,8 @@ def report(data: dict) -> int:
             f"  {name:<24} {_share(flags & right, right.sum())}  only {_share(only & right, right.sum())}"
             f"  | {int((flags & wrong).sum()):>3}  only {int((only & wrong).sum()):>3}"
         )
+    if {"sharpness", "lab_b"} <= set(data):
+        photo_report(data)
     print("\nmisread squares: truth -> read, margin, causes")
     for index in np.nonzero(wrong)[0]:
         why = ",".join(name for name, flags in named.items() if flags[index]) or "unflagged as scanned"

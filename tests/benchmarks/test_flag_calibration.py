@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from benchmarks.flag_calibration import REASONS, square_records
-from benchmarks.flag_report import margin_rule, old_rule
-from kingdomino.board import Kingdom
+from benchmarks.flag_calibration import REASONS, photo_features, square_records
+from benchmarks.flag_report import colour_unlike, margin_rule, old_rule, photo_evidence
+from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import LABEL_INDEX, LABELS
 
 
@@ -35,6 +35,7 @@ def fake_result(kingdom: Kingdom, margins: np.ndarray, orphans: np.ndarray) -> S
         flagged=margins < 4.0,
         flag_reasons={"read": margins < 4.0},
         lightness=150.0,
+        rectified=np.full((100 * n, 100 * n, 3), 128, np.uint8),
     )
 
 
@@ -54,3 +55,33 @@ def test_records_hold_every_square_and_the_replay_tells_the_rules_apart() -> Non
     assert old[5] and not new[5]  # the sure orphan: flagged before, not now
     assert old[0] and new[0] and new[8] and new.sum() == 2
     assert margin_rule(data, 3.5).sum() == 1
+
+
+class OwnWhite:
+    """A classifier that reads every square as wheat when each square is its own photo."""
+
+    def predict_proba(self, crops, photo=False):
+        proba = np.full((len(crops), len(LABELS)), 1e-3)
+        proba[:, LABEL_INDEX[Square(Terrain.WHEAT, 0)]] = 1.0
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+def test_photo_features_and_the_per_photo_candidates() -> None:
+    kingdom = Kingdom.from_text("W0 W0 G0\nG0 C W0\nG0 G0 W0")
+    result = fake_result(kingdom, np.full((3, 3), 9.0), np.zeros((3, 3), bool))
+    rectified = result.rectified
+    rectified[:, :] = (60, 200, 220)  # wheat-yellow everywhere (BGR) ...
+    for r, c in ((0, 2), (1, 0), (2, 0), (2, 1)):  # ... but the grassland green, one of them yellow too
+        if (r, c) != (2, 1):
+            rectified[100 * r : 100 * r + 100, 100 * c : 100 * c + 100] = (60, 170, 90)
+    features = photo_features(result, OwnWhite())
+    assert features["square_lab"].shape == (9, 3) and features["sharpness"][0] >= 0.0
+    assert features["raw_own"].shape == (9, len(LABELS))
+    truth = np.array([[LABEL_INDEX[kingdom[r, c]] for c in range(3)] for r in range(3)])
+    data = {
+        **square_records(result, truth, {"seed": 1, "condition": "x"}, OwnWhite()),
+        "run": np.full(9, "r"),
+    }
+    unlike = colour_unlike(data)
+    assert unlike[7] and unlike.sum() == 1  # the yellow grassland alone looks like the photo's wheat
+    assert all(len(value) == 9 for value in photo_evidence(data).values())
