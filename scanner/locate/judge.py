@@ -55,6 +55,7 @@ class Verdict:
     varied: float | None = None
     table_checks: float | None = None
     placement: Placement | None = None  # artwork inside, table around (None: not judged, no table seen)
+    outline_support: float | None = None  # the returned frame's outline sides on a seam (None: not measured)
     refusal: LocatorRefusal | None = None
 
     @property
@@ -83,11 +84,15 @@ class Verdict:
         return float(sum(terms) - 2 * (self.table_checks or 0.0))
 
     def unsure(self, settings: LocatorSettings) -> bool:
-        """Accepted, but the frame may be misplaced: seams barely on the lattice, another window of the
-        lattice nearly as much a kingdom, or tiles just outside the frame."""
+        """Accepted, but the frame may be misplaced: seams barely on the lattice, its outline mostly unseen
+        (where the kingdom meets the table, a frame off by part of a square shows first: without seams
+        there, its place rests on the inner lines and the artwork alone), another window of the lattice
+        nearly as much a kingdom, or tiles just outside the frame."""
         if not self.accepted:
             return False
         if self.seam_support < self.min_support + settings.unsure_margin:
+            return True
+        if self.outline_support is not None and self.outline_support < settings.min_outline_support:
             return True
         placement = self.placement
         if placement is None:
