@@ -114,6 +114,20 @@ def test_a_frame_with_a_window_nearly_as_good_beside_it_is_unsure() -> None:
     assert tiles_outside.unsure(SETTINGS)
 
 
+def test_a_frame_whose_outline_shows_no_seam_may_be_misplaced(on_mat) -> None:
+    # where the kingdom meets the table a frame part of a square off shows first: its outline runs through
+    # the tiles' and the mat's cells, off every seam, while its inner lines may still find some
+    photo, pitch = on_mat
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    on = seam_support(gray, _frame(5, 3, 5, pitch), 5, outline_only=True)
+    moved = frame_homography(np.float64([[5.4, 3.4], [10.4, 3.4], [10.4, 8.4], [5.4, 8.4]]) * pitch, 5)
+    off = seam_support(gray, moved, 5, outline_only=True)
+    assert on >= SETTINGS.min_outline_support > off
+    seen = Verdict(seam_support=0.9, min_support=0.5, outline_support=on)
+    assert not seen.unsure(SETTINGS)
+    assert replace(seen, outline_support=off).unsure(SETTINGS)
+
+
 def test_a_frame_larger_than_the_kingdom_shrinks_onto_the_edge_of_its_artwork(on_mat) -> None:
     photo, pitch = on_mat
     # a fit that took the mat's lines for the kingdom's outline: every side a third of a square out
