@@ -46,7 +46,7 @@ from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
 from scanner.locate.placement import fit_outline, placed_frame
-from scanner.locate.refine import fit_frame
+from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -487,7 +487,8 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         homography = fit_outline(view.colour, homography, size, settings, view.gray)
     corners = frame_corners(homography, size)
     snapped = snap_to_image(corners, size, view.shape)
-    if snapped is corners:  # a cropped board's outline is the photo's edge: no seam to fit it to
+    on_seams = snapped is corners  # a cropped board's outline is the photo's edge: no seam to fit it to
+    if on_seams:
         start = time.perf_counter()
         homography = fit_frame(view.gray, homography, size, settings)
         snapped = frame_corners(homography, size)
@@ -496,6 +497,9 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     if not np.isfinite(corners).all():
         raise _refusal(search)
     homography = frame_homography(corners, size)
+    if on_seams:  # the outline judged where the frame is returned, after the last fits
+        outline = seam_support(view.gray, homography, size, outline_only=True)
+        verdict = Verdict(**{**verdict.__dict__, "outline_support": outline})
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
     return Located(

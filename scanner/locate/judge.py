@@ -55,6 +55,7 @@ class Verdict:
     varied: float | None = None
     table_checks: float | None = None
     placement: Placement | None = None  # artwork inside, table around (None: not judged, no table seen)
+    outline_support: float | None = None  # the returned frame's outline sides on a seam (None: not measured)
     refusal: LocatorRefusal | None = None
 
     @property
@@ -83,11 +84,15 @@ class Verdict:
         return float(sum(terms) - 2 * (self.table_checks or 0.0))
 
     def unsure(self, settings: LocatorSettings) -> bool:
-        """Accepted, but the frame may be misplaced: seams barely on the lattice, another window of the
-        lattice nearly as much a kingdom, or tiles just outside the frame."""
+        """Accepted, but the frame may be misplaced: seams barely on the lattice, its outline mostly unseen
+        (where the kingdom meets the table, a frame off by part of a square shows first: without seams
+        there, its place rests on the inner lines and the artwork alone), another window of the lattice
+        nearly as much a kingdom, or tiles just outside the frame."""
         if not self.accepted:
             return False
         if self.seam_support < self.min_support + settings.unsure_margin:
+            return True
+        if self.outline_support is not None and self.outline_support < settings.min_outline_support:
             return True
         placement = self.placement
         if placement is None:
@@ -140,11 +145,14 @@ def not_around_kingdom(placement: Placement | None, settings: LocatorSettings) -
     """Whether the best window of a frame's lattice shows no kingdom with the table around it: tiles all
     around a window of the largest kingdom (a lattice laid across more artwork, a mat's cells beside the
     kingdom; a smaller window with tiles around may be part of a Mighty Duel kingdom, which growth
-    decides), or no more artwork squares than squares like the table and tiles outside together."""
+    decides), no more artwork squares than squares like the table and tiles outside together, or another
+    window of the lattice as much the kingdom (a kingdom's window moved by a square loses artwork to the
+    table; a window inside a mat's or a cloth's even pattern does not)."""
     if placement is None:
         return False
     surrounded = placement.size == max(GRID_SIZES) and placement.artwork_outside > settings.max_tiles_around
-    return surrounded or placement.score <= settings.min_kingdom_score
+    alike = placement.score - placement.runner_up <= settings.min_kingdom_margin * placement.size**2
+    return surrounded or alike or placement.score <= settings.min_kingdom_score
 
 
 def middle_seams(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> float:

@@ -43,7 +43,7 @@ class Placement:
     rows: int  # offset of the window, in squares, from the frame it was looked for around (or moved from)
     cols: int
     size: int
-    score: float  # textured squares unlike the window's ring, less squares like it and tiles outside it
+    score: float  # artwork squares unlike the window's ring, less squares like it and tiles outside it
     table_share: float  # share of the window's squares like its ring (the table's own pattern)
     runner_up: float  # best score of another window, per square times this one's squares (-inf: none)
     artwork_outside: int  # ring cells unlike the ring's consensus lying just outside the window
@@ -54,11 +54,11 @@ class Placement:
 
 
 def describe_cells(
-    image: np.ndarray, grid_to_image: np.ndarray, n: int, texture_gradient: float
+    image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: LocatorSettings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(cells, cells, 4) descriptors of the frame and ``REACH`` rings around it (lightness weighed half, a,
-    b, spread of lightness), and (cells, cells) whether each is textured (median gradient in its middle
-    over ``texture_gradient``) and whether it lies wholly inside the photo."""
+    b, spread of lightness), and (cells, cells) how much each is artwork (the share of its pixels unlike the
+    table, ``artwork_cells``; none for a plain cell) and whether it lies wholly inside the photo."""
     cells = n + 2 * REACH
     around = moved_frame(grid_to_image, -REACH, -REACH)
     to_rect = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(around)
@@ -68,13 +68,6 @@ def describe_cells(
     middle = middle.reshape(cells, cells, -1, 3)
     spread = middle[..., 0].std(axis=2) * 2  # table_lab halves lightness: its spread is in full units
     descriptors = np.concatenate([middle.mean(axis=2), spread[..., None]], axis=2)
-    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gradient = np.hypot(
-        cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    )
-    cut = gradient.reshape(cells, CELL_PX, cells, CELL_PX)[:, MARGIN_PX:-MARGIN_PX, :, MARGIN_PX:-MARGIN_PX]
-    # printed artwork is textured all over a square's middle; a cloth's check cut by the lattice is not
-    textured = np.median(cut.transpose(0, 2, 1, 3).reshape(cells, cells, -1), axis=2) / 8 > texture_gradient
     height, width = image.shape[:2]
     grid = np.stack(np.meshgrid(np.arange(cells + 1), np.arange(cells + 1)), axis=-1).reshape(-1, 2)
     points = apply_homography(around, grid.astype(float)).reshape(cells + 1, cells + 1, 2)
@@ -83,7 +76,40 @@ def describe_cells(
     )
     ok &= np.isfinite(points).all(axis=2)
     inside = ok[:-1, :-1] & ok[1:, :-1] & ok[:-1, 1:] & ok[1:, 1:]
-    return descriptors, textured, inside
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gradient = np.hypot(
+        cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    )
+    cut = gradient.reshape(cells, CELL_PX, cells, CELL_PX)[:, MARGIN_PX:-MARGIN_PX, :, MARGIN_PX:-MARGIN_PX]
+    # printed artwork is textured all over a square's middle: a plain cell is no artwork (a placemat or a
+    # plain cloth around the kingdom, in colours the table farther out lacks)
+    textured = (
+        np.median(cut.transpose(0, 2, 1, 3).reshape(cells, cells, -1), axis=2) / 8 > settings.texture_gradient
+    )
+    unlike = artwork_cells(middle, inside, settings)
+    return descriptors, np.where(textured, unlike, 0.0), inside
+
+
+def artwork_cells(middle: np.ndarray, inside: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """How much each described cell (its middle's Lab pixels, (cells, cells, pixels, 3)) is printed artwork:
+    the share of its pixels in colours the table lacks (a tile: most of them). The table's colours are
+    those of the outermost ring described, beyond every window looked at. A mat's cells with their lines,
+    a checkered cloth's checks cut across by the lattice at another pitch: each mixes the table's own
+    colours, and none is a tile, however textured or unlike its neighbours; a tile's artwork is in colours
+    of its own."""
+    outer = np.zeros(inside.shape, bool)
+    outer[[0, -1], :] = outer[:, [0, -1]] = True
+    outer &= inside
+    if outer.sum() < settings.min_ring_cells:  # too little table in view to say: every cell may be a tile
+        return np.ones(inside.shape)
+    pixels = np.ascontiguousarray(middle[outer].reshape(-1, 3), dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    cv2.setRNGSeed(0)
+    _, _, colours = cv2.kmeans(pixels, settings.table_palette, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+    nearest = np.full(middle.shape[:3], np.inf, np.float32)
+    for colour in colours:  # one colour at a time: no (cells, cells, pixels, colours) array
+        np.minimum(nearest, np.linalg.norm(middle - colour, axis=3), out=nearest)
+    return (nearest > settings.table_distance).mean(axis=2)
 
 
 def cell_distances(descriptors: np.ndarray) -> np.ndarray:
@@ -94,14 +120,14 @@ def cell_distances(descriptors: np.ndarray) -> np.ndarray:
 
 def table_like(
     descriptors: np.ndarray,
-    textured: np.ndarray,
+    artwork: np.ndarray,
     inside: np.ndarray,
     window: tuple,
     settings: LocatorSettings,
     distances: np.ndarray | None = None,
 ):
     """For a window (top, left, size) of the described cells: which of its cells look like its ring (the
-    table around it), and which of its ring cells are textured and unlike the ring's consensus (tiles);
+    table around it), and which of its ring cells are artwork and unlike the ring's consensus (tiles);
     None when too little of the ring is in the photo to say. ``distances``: ``cell_distances`` if made."""
     top, left, size = window
     cells = descriptors.shape[0]
@@ -119,7 +145,7 @@ def table_like(
     like = (near.sum(axis=1) >= needed).reshape(size, size)
     among = distances[np.ix_(table, table)] < settings.ring_distance
     lone = among.sum(axis=1) - 1 < needed  # a ring cell few others resemble: a tile, not the table
-    return like, lone & textured[ring]
+    return like, lone & (artwork[ring] > settings.artwork_unlike)
 
 
 def place(
@@ -131,7 +157,7 @@ def place(
 ) -> Placement | None:
     """The best window of ``sizes`` on the frame's lattice within ``settings.max_shift`` squares of it
     (None when no window can be judged: too little table in view, a cropped board)."""
-    descriptors, textured, inside = describe_cells(image, grid_to_image, n, settings.texture_gradient)
+    descriptors, artwork_cell, inside = describe_cells(image, grid_to_image, n, settings)
     cells = descriptors.shape[0]
     distances = cell_distances(descriptors)  # once: every window's ring is among these cells
     scored = []
@@ -145,12 +171,13 @@ def place(
                     continue  # its ring is not all described
                 if not inside[top : top + size, left : left + size].all():
                     continue
-                judged = table_like(descriptors, textured, inside, (top, left, size), settings, distances)
+                judged = table_like(descriptors, artwork_cell, inside, (top, left, size), settings, distances)
                 if judged is None:
                     continue
                 like, lone = judged
-                artwork = textured[top : top + size, left : left + size] & ~like
-                score = float(artwork.sum() - like.sum() - lone.sum())
+                # a square wholly in colours the table lacks counts 1, a mat's or a cloth's cell about 0
+                artwork = np.where(like, -1.0, artwork_cell[top : top + size, left : left + size])
+                score = float(artwork.sum() - lone.sum())
                 scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum())))
     if not scored:
         return None

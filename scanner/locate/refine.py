@@ -58,14 +58,17 @@ def refine(
     return grid_to_work @ np.linalg.inv(to_rect) @ fitted
 
 
-def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only: bool = False) -> float:
+def seam_support(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only: bool = False, outline_only: bool = False
+) -> float:
     """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge, each
     family of lines weighed by how sharp the frame's squares are across it (``axis_sharpness``): a
     shaking hand smears the seams across its motion away, and those sides cannot be asked to show one.
 
-    ``inner_only``: count the inner lines only (a cropped board's outline is the photo's edge).
+    ``inner_only``: count the inner lines only (a cropped board's outline is the photo's edge);
+    ``outline_only``: the outline's lines only (where the kingdom meets the table).
     """
-    lines = np.arange(1, n) if inner_only else np.arange(n + 1)
+    lines = np.arange(1, n) if inner_only else np.array([0, n]) if outline_only else np.arange(n + 1)
     rect = _rectified(gray, grid_to_work, n)
     across, along = side_hits(gray, grid_to_work, n, lines, rect)
     weight_across, weight_along = axis_sharpness(rect, n)

@@ -402,7 +402,8 @@ def lattice_search(
     # the lattice is the table's own (a mat, a printed grid): the kingdom's is looked for without the
     # table's segments, told two ways: along that lattice's directions, or on the table's long straight
     # lines and in the border's colours (a kingdom turned a little from the mat, or at its pitch)
-    square = square_px(frame_corners(found.homography, found.size), found.size)
+    # the table's lines measured in the table's squares as fitted, not in a window the placement moved to
+    square = square_px(frame_corners(grid_to_work, size), size)
     kept = np.ones(len(segs), bool) if view.grayscale else view.unlike_table(work, segs)
     for table in (
         on_lattice(segs, found.homography, settings.lattice_angle),

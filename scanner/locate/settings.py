@@ -87,12 +87,15 @@ class LocatorSettings:
     max_table_pattern: float = 0.3  # a frame with this share of table checks is the table's pattern
     max_middle_seams: float = 0.45  # seams through the squares' middles, of those on its lines: not tiles
     unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
+    min_outline_support: float = 0.5  # ... and so is a returned frame with less of its outline on a seam
     placement_seam_credit: float = 0.2  # seam support a frame of artwork squares only (placement) may lack
 
     # --- the placement on the lattice: artwork inside the frame, the table around it (placement.py)
     ring_distance: float = 10.0  # cells this near (Lab, lightness half, and lightness spread) look alike
     ring_consensus: float = 0.2  # a cell is table-like when it looks like this share of the ring's cells
     min_ring_cells: int = 8  # ring cells in the photo needed to say what the table looks like
+    table_palette: int = 4  # colours (k-means) of the outermost ring described: the table around a frame
+    artwork_unlike: float = 0.5  # a cell is artwork when more than this share of its pixels is unlike them
     max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
     max_table_share: float = 0.4  # a frame with this share of squares like its ring is the table's pattern
     unsure_placement_margin: float = 1.0  # another window within this (score per side) makes a frame unsure
@@ -100,6 +103,7 @@ class LocatorSettings:
     table_lattice_share: float = 0.2  # squares like the ring from this share: maybe the table's lattice too
     max_tiles_around: int = 11  # more tiles than this just outside a 7×7 window: no table around, no kingdom
     min_kingdom_score: float = 0.0  # a frame whose best window scores no more than this is not a kingdom
+    min_kingdom_margin: float = 0.0  # ... nor one whose runner-up window scores within this per square of it
     unsure_artwork_outside: int = 4  # more tiles than this just outside the chosen frame make it unsure
     outline_reach: float = 0.45  # a frame's side moves at most this (of a square) onto the artwork's edge
     outline_step: float = 0.35  # ... when the share of pixels unlike the table steps by this across it

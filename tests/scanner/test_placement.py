@@ -14,7 +14,7 @@ from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
-from scanner.locate.placement import Placement, fit_outline, place
+from scanner.locate.placement import Placement, describe_cells, fit_outline, place
 from scanner.locate.refine import seam_support
 from scanner.locate.search import on_lattice, table_lines
 
@@ -112,6 +112,20 @@ def test_a_frame_with_a_window_nearly_as_good_beside_it_is_unsure() -> None:
     tiles_outside = Verdict(seam_support=0.9, min_support=0.5)
     tiles_outside.placement = Placement(0, 0, 5, 23.0, 0.0, 10.0, SETTINGS.unsure_artwork_outside + 1)
     assert tiles_outside.unsure(SETTINGS)
+
+
+def test_a_frame_whose_outline_shows_no_seam_may_be_misplaced(on_mat) -> None:
+    # where the kingdom meets the table a frame part of a square off shows first: its outline runs through
+    # the tiles' and the mat's cells, off every seam, while its inner lines may still find some
+    photo, pitch = on_mat
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    on = seam_support(gray, _frame(5, 3, 5, pitch), 5, outline_only=True)
+    moved = frame_homography(np.float64([[5.4, 3.4], [10.4, 3.4], [10.4, 8.4], [5.4, 8.4]]) * pitch, 5)
+    off = seam_support(gray, moved, 5, outline_only=True)
+    assert on >= SETTINGS.min_outline_support > off
+    seen = Verdict(seam_support=0.9, min_support=0.5, outline_support=on)
+    assert not seen.unsure(SETTINGS)
+    assert replace(seen, outline_support=off).unsure(SETTINGS)
 
 
 def test_a_frame_larger_than_the_kingdom_shrinks_onto_the_edge_of_its_artwork(on_mat) -> None:
@@ -261,3 +275,41 @@ def test_sides_smeared_by_motion_blur_stay_where_their_seams_put_them() -> None:
     fitted = fit_outline(blurred, truth, n, SETTINGS)
     moved = np.abs(frame_corners(fitted, n) - frame_corners(truth, n)) / square
     assert moved[:, 0].max() < 0.05  # the left and right sides, across the motion, are not pushed outward
+
+
+def _on_checkered_cloth(board: np.ndarray, check: int, at: tuple[int, int]) -> np.ndarray:
+    """A two-colour checkered cloth with checks ``check`` pixels wide and ``board`` laid on it at ``at``."""
+    rows, cols = np.indices((1200, 1600)) // check
+    cloth = np.where(((rows + cols) % 2 == 0)[..., None], (40, 190, 230), (235, 240, 245)).astype(np.uint8)
+    rng = np.random.default_rng(7)
+    cloth = np.clip(cloth + rng.normal(0, 3, cloth.shape), 0, 255).astype(np.uint8)
+    x, y = at
+    cloth[y : y + board.shape[0], x : x + board.shape[1]] = board
+    return cloth
+
+
+def test_checks_cut_across_by_the_lattice_are_table_not_tiles() -> None:
+    # checks at 0.7 of a square: each cell around the kingdom mixes the cloth's two colours (textured, and
+    # unlike the cells beside it), yet holds no colour the cloth lacks
+    pitch = 100
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    board = cv2.resize(board, (5 * pitch, 5 * pitch), interpolation=cv2.INTER_AREA)
+    photo = _on_checkered_cloth(board, 70, (5 * pitch, 3 * pitch))
+    _, artwork, inside = describe_cells(photo, _frame(5, 3, 5, pitch), 5, SETTINGS)
+    kingdom = np.zeros(artwork.shape, bool)
+    kingdom[3:8, 3:8] = True
+    assert inside.all()
+    assert artwork[~kingdom].max() < SETTINGS.artwork_unlike < np.median(artwork[kingdom])
+    placement = place(photo, _frame(5, 3, 5, pitch), 5, (5,), SETTINGS)
+    assert (placement.rows, placement.cols, placement.artwork_outside) == (0, 0, 0)
+    assert not not_around_kingdom(placement, SETTINGS)
+
+
+def test_a_window_no_more_the_kingdom_than_the_one_beside_it_is_no_kingdom() -> None:
+    # inside a mat's or a cloth's even pattern the lattice's windows all score alike; a kingdom's stands out
+    alike = Placement(0, 0, 5, 12.0, 0.1, 12.0, 0)
+    assert not_around_kingdom(alike, SETTINGS)
+    apart = Placement(0, 0, 5, 12.0, 0.1, 12.0 - 1 - SETTINGS.min_kingdom_margin * 25, 0)
+    assert not not_around_kingdom(apart, SETTINGS)
+    alone = Placement(0, 0, 5, 12.0, 0.1, -np.inf, 0)  # the only window looked at
+    assert not not_around_kingdom(alone, SETTINGS)
