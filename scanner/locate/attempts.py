@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -499,7 +499,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     homography = frame_homography(corners, size)
     if on_seams:  # the outline judged where the frame is returned, after the last fits
         outline = seam_support(view.gray, homography, size, outline_only=True)
-        verdict = Verdict(**{**verdict.__dict__, "outline_support": outline})
+        verdict = replace(verdict, outline_support=outline)
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
     return Located(

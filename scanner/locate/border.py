@@ -20,9 +20,9 @@ def table_lab(image: np.ndarray) -> np.ndarray:
 
 
 def nearest_distance(lab: np.ndarray, colours: np.ndarray) -> np.ndarray:
-    """Each pixel's distance (table-Lab, float32, the image's shape) to the nearest of ``colours``: one
-    colour at a time (a pixels × colours × channels array costs ten times as much)."""
-    channels = [np.ascontiguousarray(lab[..., k]) for k in range(lab.shape[2])]  # summed in channel order
+    """Each pixel's distance (table-Lab, float32, ``lab``'s shape without its channel axis) to the nearest
+    of ``colours``: one colour at a time (a pixels × colours × channels array costs ten times as much)."""
+    channels = [np.ascontiguousarray(lab[..., k]) for k in range(lab.shape[-1])]  # summed in channel order
     nearest = None
     for colour in np.asarray(colours, np.float32):
         squared = None

@@ -27,7 +27,7 @@ import numpy as np
 
 from kingdomino.board import GRID_SIZES
 from scanner.geometry import apply_homography, frame_homography, moved_frame
-from scanner.locate.border import table_lab
+from scanner.locate.border import nearest_distance, table_lab
 from scanner.locate.refine import SMEARED, frame_sharpness, refine
 from scanner.locate.settings import LocatorSettings
 
@@ -106,10 +106,7 @@ def artwork_cells(middle: np.ndarray, inside: np.ndarray, settings: LocatorSetti
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
     cv2.setRNGSeed(0)
     _, _, colours = cv2.kmeans(pixels, settings.table_palette, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
-    nearest = np.full(middle.shape[:3], np.inf, np.float32)
-    for colour in colours:  # one colour at a time: no (cells, cells, pixels, colours) array
-        np.minimum(nearest, np.linalg.norm(middle - colour, axis=3), out=nearest)
-    return (nearest > settings.table_distance).mean(axis=2)
+    return (nearest_distance(middle, colours) > settings.table_distance).mean(axis=2)
 
 
 def cell_distances(descriptors: np.ndarray) -> np.ndarray:
