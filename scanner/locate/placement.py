@@ -157,6 +157,7 @@ def place(
     descriptors, artwork_cell, inside = describe_cells(image, grid_to_image, n, settings)
     cells = descriptors.shape[0]
     distances = cell_distances(descriptors)  # once: every window's ring is among these cells
+    tiles = artwork_cell > settings.artwork_unlike  # cells of printed artwork, whichever window holds them
     scored = []
     for size in sizes:
         for top in range(cells - size + 1):
@@ -175,14 +176,20 @@ def place(
                 # a square wholly in colours the table lacks counts 1, a mat's or a cloth's cell about 0
                 artwork = np.where(like, -1.0, artwork_cell[top : top + size, left : left + size])
                 score = float(artwork.sum() - lone.sum())
-                scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum())))
+                block = (slice(top, top + size), slice(left, left + size))
+                held = np.zeros_like(tiles)  # its tiles: artwork cells unlike its ring
+                held[block] = ~like & tiles[block]
+                scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum()), held))
     if not scored:
         return None
     # windows of both sizes compete per square: a 7×7 wins over the 5×5 inside it only when the ring it
     # adds is as much the kingdom's artwork as the 5×5 is (not the neighbour's tiles and the table's checks)
     best = max(scored, key=lambda s: (s[0] / s[3] ** 2, -abs(s[1]) - abs(s[2]), s[3] == n))
-    score, rows, cols, size, share, outside = best
-    others = [s[0] / s[3] ** 2 for s in scored if s is not best]
+    score, rows, cols, size, share, outside, held = best
+    # a window holding the same artwork squares is the same kingdom with its table elsewhere (an incomplete
+    # kingdom's empty row above or below it), no rival: the reading places it (docs/experiments.md)
+    same = held.any()
+    others = [s[0] / s[3] ** 2 for s in scored if s is not best and not (same and np.array_equal(s[6], held))]
     runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
     return Placement(rows, cols, size, score, share, runner_up, outside)
 

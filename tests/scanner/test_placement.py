@@ -313,3 +313,31 @@ def test_a_window_no_more_the_kingdom_than_the_one_beside_it_is_no_kingdom() -> 
     assert not not_around_kingdom(apart, SETTINGS)
     alone = Placement(0, 0, 5, 12.0, 0.1, -np.inf, 0)  # the only window looked at
     assert not not_around_kingdom(alone, SETTINGS)
+
+
+def _incomplete_kingdom() -> np.ndarray:
+    """A real board with its top row taken away, on a plain noisy table (100 px squares): a 4×5 kingdom."""
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    rng = np.random.default_rng(3)
+    photo = np.array([70, 110, 150], np.float32) + rng.normal(0, 6, (1000, 1000, 3))
+    photo = np.clip(photo, 0, 255).astype(np.uint8)
+    photo[250:650, 250:750] = board[100:]
+    return photo
+
+
+def test_windows_holding_the_same_artwork_are_one_kingdom_not_rivals() -> None:
+    # a 4×5 kingdom in a 5×5 frame: its empty row above or below holds the same tiles, and scores the same
+    photo = _incomplete_kingdom()
+    below = frame_homography(np.float64([[250, 250], [750, 250], [750, 750], [250, 750]]), 5)
+    placement = place(photo, below, 5, (5,), SETTINGS)
+    assert placement.runner_up < placement.score - 5
+    assert not not_around_kingdom(placement, SETTINGS)
+
+
+def test_an_incomplete_kingdom_on_a_plain_table_is_found_by_an_early_attempt() -> None:
+    located = locate_kingdom(_incomplete_kingdom())
+    assert located.grid_size == 5
+    assert not any(step.startswith(("zoomed", "reduced", "sharpened")) for step in located.path), located.path
+    top_row = np.float64([[250, 150], [750, 150], [750, 650], [250, 650]])
+    below = top_row + [0, 100]
+    assert min(np.abs(located.corners - truth).max() for truth in (top_row, below)) < 25
