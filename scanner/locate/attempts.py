@@ -366,6 +366,7 @@ def _search_copy(
         whole_photo,
         content,
         search.view.deadline,
+        search.view.memo,
     )
     inner = Search(view, steps, deblurred)
     chosen = inner.run()

@@ -115,33 +115,39 @@ def cell_distances(descriptors: np.ndarray) -> np.ndarray:
     return np.linalg.norm(flat[:, None] - flat, axis=2)
 
 
+def alike_cells(descriptors: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """Which two described cells look alike (``cell_distances`` under ``ring_distance``), 1.0 or 0.0, so that
+    a window's counts of look-alikes in its ring are one product (exact: small whole numbers)."""
+    return (cell_distances(descriptors) < settings.ring_distance).astype(np.float64)
+
+
 def table_like(
     descriptors: np.ndarray,
     artwork: np.ndarray,
     inside: np.ndarray,
     window: tuple,
     settings: LocatorSettings,
-    distances: np.ndarray | None = None,
+    alike: np.ndarray | None = None,
 ):
     """For a window (top, left, size) of the described cells: which of its cells look like its ring (the
     table around it), and which of its ring cells are artwork and unlike the ring's consensus (tiles);
-    None when too little of the ring is in the photo to say. ``distances``: ``cell_distances`` if made."""
+    None when too little of the ring is in the photo to say. ``alike``: ``alike_cells`` if made."""
     top, left, size = window
     cells = descriptors.shape[0]
     ring = np.zeros((cells, cells), bool)
     ring[max(top - 1, 0) : top + size + 1, max(left - 1, 0) : left + size + 1] = True
     ring[top : top + size, left : left + size] = False
     ring &= inside
-    if ring.sum() < settings.min_ring_cells:
+    count = int(ring.sum())
+    if count < settings.min_ring_cells:
         return None
-    distances = cell_distances(descriptors) if distances is None else distances
-    table = np.flatnonzero(ring)
-    needed = max(2, int(np.ceil(settings.ring_consensus * len(table))))
+    alike = alike_cells(descriptors, settings) if alike is None else alike
+    needed = max(2, int(np.ceil(settings.ring_consensus * count)))
     block = (np.arange(top, top + size)[:, None] * cells + np.arange(left, left + size)).ravel()
-    near = distances[np.ix_(block, table)] < settings.ring_distance
-    like = (near.sum(axis=1) >= needed).reshape(size, size)
-    among = distances[np.ix_(table, table)] < settings.ring_distance
-    lone = among.sum(axis=1) - 1 < needed  # a ring cell few others resemble: a tile, not the table
+    in_ring = ring.ravel().astype(np.float64)
+    like = (alike[block] @ in_ring >= needed).reshape(size, size)
+    # a ring cell few others resemble: a tile, not the table
+    lone = alike[ring.ravel()] @ in_ring - 1 < needed
     return like, lone & (artwork[ring] > settings.artwork_unlike)
 
 
@@ -156,7 +162,7 @@ def place(
     (None when no window can be judged: too little table in view, a cropped board)."""
     descriptors, artwork_cell, inside = describe_cells(image, grid_to_image, n, settings)
     cells = descriptors.shape[0]
-    distances = cell_distances(descriptors)  # once: every window's ring is among these cells
+    alike = alike_cells(descriptors, settings)  # once: every window's ring is among these cells
     tiles = artwork_cell > settings.artwork_unlike  # cells of printed artwork, whichever window holds them
     scored = []
     for size in sizes:
@@ -169,7 +175,7 @@ def place(
                     continue  # its ring is not all described
                 if not inside[top : top + size, left : left + size].all():
                     continue
-                judged = table_like(descriptors, artwork_cell, inside, (top, left, size), settings, distances)
+                judged = table_like(descriptors, artwork_cell, inside, (top, left, size), settings, alike)
                 if judged is None:
                     continue
                 like, lone = judged

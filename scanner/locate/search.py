@@ -13,6 +13,7 @@ Each proposal is refined on the view's gradients and judged (scanner.locate.judg
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -69,6 +70,9 @@ class View:
     whole_photo: bool = True  # the whole photo (a copy of it), not a window: its edge may be a board's
     content: np.ndarray | None = None  # the colour pixels squares are judged on (None: ``image``)
     deadline: float = math.inf  # thread processor time after which a generator tries nothing more
+    # segments and lattices already found, by their input's bytes, shared by the photo's copies: the reduced
+    # copy's pixels are the fast attempt's coarse copy (docs/experiments.md)
+    memo: dict = field(default_factory=dict)
 
     def over_budget(self) -> bool:
         # processor time of this thread: other programs on a busy machine do not spend the budget
@@ -108,7 +112,7 @@ class View:
                 gray, work = self.gray, colour
             self._add("locate.downscale", start)
             start = time.perf_counter()
-            self._work = (work, gray, find_segments(gray), scale)
+            self._work = (work, gray, self.segments(gray), scale)
             self._add("locate.segments", start)
         return self._work
 
@@ -134,6 +138,28 @@ class View:
             self._coarse = (small, gray, factor)
             self._add("locate.downscale", start)
         return self._coarse or None
+
+    def segments(self, gray: np.ndarray) -> np.ndarray:
+        """``find_segments`` of a grey copy, once for the same pixels."""
+        return self.remembered(("segments", _digest(gray)), lambda: find_segments(gray))
+
+    def lattice(self, segs: np.ndarray, shape: tuple, peaks: int, focus: Focus, tiles: float, central: bool):
+        """``find_lattice`` of segments (then ``most_central`` when ``central``), once for the same ones."""
+
+        def fit():
+            lattice = find_lattice(segs, shape, self.grid, peaks, focus, tiles)
+            if lattice is not None and central:
+                lattice = most_central(segs, shape, self.grid, lattice, self.settings)
+            return lattice
+
+        return self.remembered(("lattice", _digest(segs), shape, peaks, focus, tiles, central), fit)
+
+    def remembered(self, key: tuple, compute):
+        """The value of ``compute()`` kept under ``key`` (with the grid asked for) for the photo's views."""
+        key = (*key, self.grid)
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     def unlike_mask(self) -> np.ndarray:
         """Which work segments lie on or near colours the photo's border (the table) lacks."""
@@ -172,6 +198,12 @@ class View:
         self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
 
 
+def _digest(array: np.ndarray) -> tuple:
+    """A key for an array's contents: its shape, type and a hash of its bytes."""
+    data = np.ascontiguousarray(array)
+    return array.shape, array.dtype.str, hashlib.blake2b(data, digest_size=16).digest()
+
+
 def levelled(image: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     """The photo's colours as the squares are judged on: a dim photo brightened until its light
     (``light_percentile`` of its grey levels) reaches ``light_reference``. The judge's terms (texture,
@@ -194,7 +226,7 @@ def fast(view: View) -> Found | None:
         return None  # no coarse copy worth the name: the whole search is just as fast
     small, gray, factor = coarse
     start = time.perf_counter()
-    segs = find_segments(gray)
+    segs = view.segments(gray)
     view._add("locate.segments", start)
     found = lattice_search(small, gray, segs, view, 1 / factor, CENTRAL)
     if not found.size:
@@ -389,9 +421,7 @@ def lattice_search(
     settings = view.settings
     min_support = settings.min_seam_support if min_support is None else min_support
     start = time.perf_counter()
-    lattice = find_lattice(segs, gray.shape, view.grid, settings.direction_peaks, focus, tiles)
-    if lattice is not None and focus == CENTRAL:
-        lattice = most_central(segs, gray.shape, view.grid, lattice, settings)
+    lattice = view.lattice(segs, gray.shape, settings.direction_peaks, focus, tiles, focus == CENTRAL)
     view._add("locate.lattice", start)
     if lattice is None:
         return Found(np.eye(3), 0, NO_OTHERS, Verdict(refusal=NoGridFound()))  # size 0: no lattice
@@ -410,7 +440,7 @@ def lattice_search(
         ~kept | table_lines(segs, square, settings, kept),
     ):
         start = time.perf_counter()
-        lattice = find_lattice(segs[~table], gray.shape, view.grid, settings.direction_peaks, focus, tiles)
+        lattice = view.lattice(segs[~table], gray.shape, settings.direction_peaks, focus, tiles, False)
         view._add("locate.lattice", start)
         if lattice is not None:
             other = judged(work, gray, *lattice, view, scale, min_support)

@@ -189,3 +189,21 @@ def test_the_scan_exposes_the_path_and_says_when_the_frame_is_unsure() -> None:
     found = locate_kingdom(scene.image)
     scanner.locate = lambda *args, **kwargs: dataclasses.replace(found, unsure=True)
     assert FRAME_UNSURE_NOTE in scanner.scan(scene.image).notes
+
+
+def test_the_same_pixels_are_searched_for_segments_and_lattices_once() -> None:
+    # the reduced copy of a blurred photo is the fast attempt's coarse copy again: its segments and lattice
+    # are the ones found there, the same values, not a second detection
+    from scanner.locate.search import CENTRAL, View
+
+    scene = generate_scene(3, size=SIZE)
+    view = View(scene.image, "auto", False, DEFAULT_SETTINGS)
+    gray = view.gray.copy()
+    segs = view.segments(gray)
+    assert view.segments(view.gray.copy()) is segs
+    lattice = view.lattice(segs, gray.shape, 3, CENTRAL, 1.0, True)
+    assert lattice is not None and view.lattice(segs.copy(), gray.shape, 3, CENTRAL, 1.0, True) is lattice
+    half = cv2.resize(scene.image, None, fx=0.5, fy=0.5)
+    copy = View(half, "auto", False, DEFAULT_SETTINGS, memo=view.memo)
+    assert copy.segments(gray) is segs
+    assert view.segments(np.ascontiguousarray(gray[:, ::-1])) is not segs
