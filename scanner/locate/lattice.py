@@ -326,12 +326,10 @@ def _windows(
     along = vertical[:-1].T + vertical[1:].T  # left + right
     # a tile is closed on both axes; parallel plank joints or wood grain cover only one
     score = np.minimum(across, 2 * along) + np.minimum(along, 2 * across)
-    if (score >= 2.0).sum() < needed:
+    if (score >= 2.0).sum() < needed or min(score.shape) < min(sizes):
         return None  # too few closed cells in the whole lattice for any window to be a kingdom
     centre_x, centre_y = _cell_centres(from_plane, comb, rows, cols)
     inside = (np.abs(centre_x / width - 0.5) < 0.52) & (np.abs(centre_y / height - 0.5) < 0.52)
-    if min(score.shape) < min(sizes):
-        return None
     # integral images once; every window size reads its box sums from them
     sum_gain = _integral(score - 1.6)
     sum_tiles = _integral((score >= 2.0).astype(float))
