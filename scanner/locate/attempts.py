@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from scanner.errors import KingdomNotFoundError
 from scanner.geometry import (
@@ -447,6 +448,25 @@ def locate_kingdom(
 ) -> Located:
     """Find the kingdom in a BGR photo. Raises a KingdomNotFoundError subclass (scanner.locate.refusals)
     with a reason a player understands; its ``overlay`` draws the segments and the best refused frames."""
+    with one_blas_thread():
+        return _locate(image, grid, grayscale, settings)
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS runs on the calling thread alone. The locator's products are small
+    (a lattice's seam coverage, a few hundred segments by a few dozen cells) and run by the thousand: a
+    second BLAS thread only hands them over and waits, which doubled the search's processor time, and on
+    one core more still (docs/experiments.md)."""
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+_BLAS: ThreadpoolController | None = None  # the loaded BLAS libraries, looked up at the first search
+
+
+def _locate(image: np.ndarray, grid: int | str, grayscale: bool, settings: LocatorSettings) -> Located:
     started = time.thread_time()
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
         raise PhotoTooSmall()
