@@ -192,12 +192,22 @@ def place(
     # adds is as much the kingdom's artwork as the 5×5 is (not the neighbour's tiles and the table's checks)
     best = max(scored, key=lambda s: (s[0] / s[3] ** 2, -abs(s[1]) - abs(s[2]), s[3] == n))
     score, rows, cols, size, share, outside, held = best
-    # a window holding the same artwork squares is the same kingdom with its table elsewhere (an incomplete
-    # kingdom's empty row above or below it), no rival: the reading places it (docs/experiments.md)
-    same = held.any()
+    # a window holding the same tiles is the same kingdom with its empty edge row or column on the other
+    # side, no rival, when the tiles fill the window but for that row or column: the reading places it
+    # (docs/experiments.md); tiles spanning less are a frame larger than the kingdom, a lattice not its own
+    same = _short_by_one_edge(held, size)
     others = [s[0] / s[3] ** 2 for s in scored if s is not best and not (same and np.array_equal(s[6], held))]
     runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
     return Placement(rows, cols, size, score, share, runner_up, outside)
+
+
+def _short_by_one_edge(held: np.ndarray, size: int) -> bool:
+    """Whether tiles (a boolean map of cells) span ``size`` cells one way, ``size`` or one less the other."""
+    rows, cols = np.flatnonzero(held.any(axis=1)), np.flatnonzero(held.any(axis=0))
+    if not len(rows):
+        return False
+    spans = sorted((rows[-1] - rows[0] + 1, cols[-1] - cols[0] + 1))
+    return spans[1] == size and spans[0] >= size - 1
 
 
 def placed_frame(
