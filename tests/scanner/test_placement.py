@@ -341,3 +341,17 @@ def test_an_incomplete_kingdom_on_a_plain_table_is_found_by_an_early_attempt() -
     top_row = np.float64([[250, 150], [750, 150], [750, 650], [250, 650]])
     below = top_row + [0, 100]
     assert min(np.abs(located.corners - truth).max() for truth in (top_row, below)) < 25
+
+
+def test_a_window_larger_than_its_kingdom_keeps_its_rivals_holding_the_same_tiles() -> None:
+    # a 5×5 kingdom in 7×7 windows (a lattice coarser or larger than the kingdom's): the same tiles lie in
+    # several windows, and which one frames them is no reading's business: the tie stands
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    rng = np.random.default_rng(3)
+    photo = np.array([70, 110, 150], np.float32) + rng.normal(0, 6, (1300, 1300, 3))
+    photo = np.clip(photo, 0, 255).astype(np.uint8)
+    photo[400:900, 400:900] = board
+    around = frame_homography(np.float64([[300, 300], [1000, 300], [1000, 1000], [300, 1000]]), 7)
+    placement = place(photo, around, 7, (7,), SETTINGS)
+    assert placement.runner_up >= placement.score - 1e-9
+    assert not_around_kingdom(placement, SETTINGS)
