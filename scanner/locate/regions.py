@@ -38,11 +38,12 @@ def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSet
     return filled
 
 
-def blob_outlines(mask: np.ndarray, min_side: float, count: int) -> list[np.ndarray]:
+def blob_outlines(mask: np.ndarray, min_side: float, count: int) -> list[list[np.ndarray]]:
     """Quadrilaterals (4, 2; TL, TR, BR, BL around their middle) of up to ``count`` of the mask's blobs at
     least ``min_side`` pixels across and not touching the copy's edge, the most central blob first. Each
-    blob gives two: its hull simplified to four corners (right under perspective) and its minimum-area
-    rectangle (right when the blob misses a corner of the kingdom: a dark square, the castle)."""
+    blob gives two, in one list: its hull simplified to four corners (right under perspective) and its
+    minimum-area rectangle (right when the blob misses a corner of the kingdom: a dark square, the
+    castle)."""
     height, width = mask.shape
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     blobs = []
@@ -58,7 +59,7 @@ def blob_outlines(mask: np.ndarray, min_side: float, count: int) -> list[np.ndar
             blobs.append([quad, box])
     middle = np.array([width / 2, height / 2])
     blobs.sort(key=lambda shapes: float(np.linalg.norm(shapes[0].mean(axis=0) - middle)))
-    return [shape for shapes in blobs[:count] for shape in shapes]
+    return blobs[:count]
 
 
 def quadrilateral(hull: np.ndarray) -> np.ndarray:

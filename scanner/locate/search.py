@@ -349,9 +349,11 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
 
 def regions(view: View) -> list[Found]:
     """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
-    central first; the list ends at the first accepted one. In each outline the lattice of every grid size
-    is fitted (scanner.locate.regions.lattice_in_outline), refined on the seams and judged, on the coarse
-    copy when its squares are large enough there (``coarse_min_square_px``), else on the view itself."""
+    central blob first; the list ends at the first blob with an accepted frame. In each of a blob's two
+    outlines the lattice of every grid size is fitted (scanner.locate.regions.lattice_in_outline), refined
+    on the seams and judged, on the coarse copy when its squares are large enough there
+    (``coarse_min_square_px``), else on the view itself. The judge chooses among the blob's frames
+    (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -363,34 +365,51 @@ def regions(view: View) -> list[Found]:
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     mask = unlike_table_mask(small, view.table_colours(), settings)
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
-    outlines = blob_outlines(mask, min_side, settings.regions)
+    blobs = blob_outlines(mask, min_side, settings.regions)
     view._add("locate.regions", start)
     results = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    for quad in outlines:
-        corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
-        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
-        small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
-        # judged on the view itself when its squares would be too small on the coarse copy
-        image, grey, at = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
-        tried = [
-            judged(
-                image,
-                grey,
-                np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
-                size,
-                NO_OTHERS,
-                view,
-                at,
-                settings.min_seam_support,
-            )
-            for size in sizes
-        ]
-        best = max(tried, key=lambda f: (f.verdict.accepted, f.verdict.seam_support))
+    for outlines in blobs:
+        tried: list[tuple[Found, float]] = []
+        for quad in outlines:
+            corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
+            sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
+            small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
+            # judged on the view itself when its squares would be too small on the coarse copy
+            image, grey, at = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
+            for size in sizes:
+                grid_to_view = lattice_in_outline(view.gray, corners, size)
+                found = judged(
+                    image,
+                    grey,
+                    np.diag([at, at, 1.0]) @ grid_to_view,
+                    size,
+                    NO_OTHERS,
+                    view,
+                    at,
+                    settings.min_seam_support,
+                )
+                tried.append((found, at))
+            best, at = judged_best(tried, settings)
+            if best.verdict.accepted and not best.verdict.unsure(settings):
+                break
         results.append(_on_view(view, best, at))
         if best.verdict.accepted:
             break
     return results
+
+
+def judged_best(tried: list[tuple[Found, float]], settings: LocatorSettings) -> tuple[Found, float]:
+    """The frame the judge prefers among frames of one kingdom: accepted, then sure (an unsure frame may be
+    misplaced: seams barely there, another window of its lattice nearly as much the kingdom, tiles
+    beside it), then the higher score. The seam support alone prefers a lattice across the kingdom's
+    seams and a neighbouring window of it alike (docs/experiments.md, "The judge chooses in a blob")."""
+
+    def preference(item: tuple[Found, float]) -> tuple[bool, bool, float]:
+        verdict = item[0].verdict
+        return verdict.accepted, verdict.accepted and not verdict.unsure(settings), verdict.score
+
+    return max(tried, key=preference)
 
 
 def _on_view(view: View, found: Found, scale: float) -> Found:

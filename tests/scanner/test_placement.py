@@ -16,7 +16,8 @@ from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
 from scanner.locate.placement import Placement, describe_cells, fit_outline, place
 from scanner.locate.refine import seam_support
-from scanner.locate.search import on_lattice, table_lines
+from scanner.locate.refusals import NoGridFound
+from scanner.locate.search import Found, judged_best, on_lattice, table_lines
 
 pytestmark = pytest.mark.slow
 
@@ -275,6 +276,26 @@ def test_sides_smeared_by_motion_blur_stay_where_their_seams_put_them() -> None:
     fitted = fit_outline(blurred, truth, n, SETTINGS)
     moved = np.abs(frame_corners(fitted, n) - frame_corners(truth, n)) / square
     assert moved[:, 0].max() < 0.05  # the left and right sides, across the motion, are not pushed outward
+
+
+def test_the_judge_not_the_seams_alone_chooses_among_the_frames_of_one_outline() -> None:
+    def found(seams: float, score: float, runner_up: float, outside: int = 0, accepted: bool = True) -> Found:
+        placement = Placement(0, 0, 5, score, 0.0, runner_up, outside)
+        verdict = Verdict(
+            seam_support=seams, min_support=0.5, placement=placement, artwork=0.8, colourful=1.0
+        )
+        if not accepted:
+            verdict.refusal = NoGridFound()
+        return Found(np.eye(3), 5, np.zeros((0, 2)), verdict)
+
+    kingdom = found(0.66, 21, 8)  # a window far ahead of the next, the table around it
+    beside = found(0.70, 18, 16, outside=4)  # a square off: more seams, the next window nearly as good
+    assert judged_best([(beside, 1.0), (kingdom, 1.0)], SETTINGS)[0] is kingdom
+    # among frames alike sure, the judge's score; a refused frame never wins
+    faint = found(0.52, 20, 8)
+    fainter = found(0.51, 17, 12)
+    refused = found(0.9, 25, 0, accepted=False)
+    assert judged_best([(refused, 1.0), (fainter, 1.0), (faint, 1.0)], SETTINGS)[0] is faint
 
 
 def _on_checkered_cloth(board: np.ndarray, check: int, at: tuple[int, int]) -> np.ndarray:
