@@ -23,6 +23,7 @@ least as high takes its place.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -455,15 +456,15 @@ def locate_kingdom(
 def one_blas_thread():
     """A context in which numpy's BLAS runs on the calling thread alone. The locator's products are small
     (a lattice's seam coverage, a few hundred segments by a few dozen cells) and run by the thousand: a
-    second BLAS thread only hands them over and waits, which doubled the search's processor time, and on
-    one core more still (docs/experiments.md)."""
-    global _BLAS
-    if _BLAS is None:
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
+    second BLAS thread only hands them over and waits, which costs the search more processor time than
+    the products themselves (docs/experiments.md)."""
+    return _blas_libraries().limit(limits=1, user_api="blas")
 
 
-_BLAS: ThreadpoolController | None = None  # the loaded BLAS libraries, looked up at the first search
+@functools.cache
+def _blas_libraries() -> ThreadpoolController:
+    """The loaded BLAS libraries, looked up once (at the first search), not at every photo."""
+    return ThreadpoolController()
 
 
 def _locate(image: np.ndarray, grid: int | str, grayscale: bool, settings: LocatorSettings) -> Located:
