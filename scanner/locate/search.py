@@ -37,7 +37,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import place, placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
-from scanner.locate.regions import blob_outlines, lattice_in_outline, unlike_table_mask
+from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
 
@@ -329,36 +329,62 @@ def regions(view: View) -> list[Found]:
     start = time.perf_counter()
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    mask = unlike_table_mask(small, view.table_colours(), settings)
+    table = view.table_colours()
+    mask = unlike_table_mask(small, table, settings)
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
-    outlines = blob_outlines(mask, min_side, settings.regions)
     view._add("locate.regions", start)
-    results = []
+    results: list[Found] = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    for quad in outlines:
-        corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
-        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
-        small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
-        # judged on the view itself when its squares would be too small on the coarse copy
-        image, grey, at = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
-        tried = [
-            judged(
-                image,
-                grey,
-                np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
-                size,
-                NO_OTHERS,
-                view,
-                at,
-                settings.min_seam_support,
-            )
-            for size in sizes
-        ]
-        best = max(tried, key=lambda f: (f.verdict.accepted, f.verdict.seam_support))
-        results.append(_on_view(view, best, at))
-        if best.verdict.accepted:
-            break
+    for surfaces in (False, True):
+        start = time.perf_counter()
+        # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
+        # experiments.md, "The mat under the kingdom is a region too")
+        blobs = on_surfaces(small, mask, table, settings.regions, settings) if surfaces else mask
+        outlines = blob_outlines(blobs, min_side, settings.regions)
+        view._add("locate.regions", start)
+        # each blob gives two shapes (its hull and its rectangle): the judge picks the better of the two
+        for k in range(0, len(outlines), 2):
+            shapes = [
+                _in_outline(view, quad, sizes, factor, scale, work, gray) for quad in outlines[k : k + 2]
+            ]
+            best = max(shapes, key=lambda f: (f.verdict.accepted, f.verdict.score))
+            results.append(best)
+            if best.verdict.accepted:
+                return results
     return results
+
+
+def _in_outline(
+    view: View,
+    quad: np.ndarray,
+    sizes: tuple,
+    factor: float,
+    scale: float,
+    work: np.ndarray,
+    gray: np.ndarray,
+) -> Found:
+    """The lattice of every grid size fitted in a blob's outline (small copy pixels), judged on the coarse
+    copy, or on the view itself when its squares would be too small there; the best of them, on the view."""
+    settings = view.settings
+    corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
+    small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
+    image, grey, at = (view.colour, view.gray, 1.0) if small_squares else (work, gray, scale)
+    tried = [
+        judged(
+            image,
+            grey,
+            np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
+            size,
+            NO_OTHERS,
+            view,
+            at,
+            settings.min_seam_support,
+        )
+        for size in sizes
+    ]
+    best = max(tried, key=lambda f: (f.verdict.accepted, f.verdict.seam_support))
+    return _on_view(view, best, at)
 
 
 def _on_view(view: View, found: Found, scale: float) -> Found:
