@@ -67,12 +67,8 @@ def on_surfaces(
             continue
         cv2.setRNGSeed(0)
         _, _, colours = cv2.kmeans(rim, settings.table_palette, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
-        unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings) & blob
-        # what lies on a surface is surrounded by it: a blob reaching the rim is part of the region's edge
-        # (a kingdom's own region: its squares unlike its outer ones), not a kingdom laid on a mat
-        count, labels = cv2.connectedComponents(unlike)
-        touching = np.unique(labels[(blob > 0) & (inner == 0) & (unlike > 0)])
-        found |= np.where(np.isin(labels, touching) | (labels == 0), 0, 255).astype(np.uint8)
+        unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings)
+        found |= unlike & blob
     return found
 
 

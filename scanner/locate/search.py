@@ -339,9 +339,8 @@ def regions(view: View) -> list[Found]:
         start = time.perf_counter()
         # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
         # experiments.md, "The mat under the kingdom is a region too")
-        # (the most central region only: the player frames the kingdom, and its surface, in the middle)
-        blobs = on_surfaces(small, mask, table, 1, settings) if surfaces else mask
-        outlines = blob_outlines(blobs, min_side, 1 if surfaces else settings.regions)
+        blobs = on_surfaces(small, mask, table, settings.regions, settings) if surfaces else mask
+        outlines = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
         # each blob gives two shapes (its hull and its rectangle): the judge picks the better of the two
         for k in range(0, len(outlines), 2):
