@@ -342,10 +342,12 @@ def regions(view: View) -> list[Found]:
         blobs = on_surfaces(small, mask, table, settings.regions, settings) if surfaces else mask
         outlines = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
-        # each blob gives two shapes (its hull and its rectangle): the judge picks the better of the two
-        for k in range(0, len(outlines), 2):
+        # each blob gives two shapes (its hull and its rectangle); on a surface, whose lines beside the
+        # kingdom let a rough outline's frame pass too, the judge picks the better of the two
+        step = 2 if surfaces else 1
+        for k in range(0, len(outlines), step):
             shapes = [
-                _in_outline(view, quad, sizes, factor, scale, work, gray) for quad in outlines[k : k + 2]
+                _in_outline(view, quad, sizes, factor, scale, work, gray) for quad in outlines[k : k + step]
             ]
             best = max(shapes, key=lambda f: (f.verdict.accepted, f.verdict.score))
             results.append(best)
