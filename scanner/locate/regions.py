@@ -4,6 +4,11 @@ A generator that needs no sharp seam: on a small copy (where a shaking hand's bl
 pixels unlike every colour of the table's border form blobs; the outline of a blob about a kingdom's
 size, as a quadrilateral, is a candidate frame. The lattice inside it is then refined on the seams and
 judged like every other candidate (scanner.locate.search).
+
+The table around a kingdom is not always the photo's border: a cutting mat, a printed grid or a cloth
+laid on the table is a blob unlike the border too, with the kingdom inside it. Such a blob is a surface:
+its own colours are those along its rim, and the kingdom is the blob of colours unlike the border's and
+the rim's together (``on_surfaces``).
 """
 
 from __future__ import annotations
@@ -36,6 +41,35 @@ def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSet
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, contours, -1, 255, -1)
     return filled
+
+
+def on_surfaces(
+    small: np.ndarray, mask: np.ndarray, table: np.ndarray, count: int, settings: LocatorSettings
+) -> np.ndarray:
+    """uint8 mask of what lies on the surfaces the mask's most central ``count`` blobs may be (a mat, a
+    cloth under the kingdom): inside each blob, the pixels unlike the table's colours and the colours
+    along the blob's own rim (``table_palette`` of them). A kingdom's own blob gives its inner artwork
+    unlike its outer squares, which the judge refuses as it refuses any rough outline."""
+    side = max(3, round(settings.surface_rim * max(small.shape[:2])) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    middle = np.array([small.shape[1] / 2, small.shape[0] / 2])
+    contours = sorted(contours, key=lambda c: float(np.linalg.norm(c.reshape(-1, 2).mean(axis=0) - middle)))
+    lab = table_lab(small)
+    found = np.zeros_like(mask)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    for contour in contours[:count]:
+        blob = np.zeros_like(mask)
+        cv2.drawContours(blob, [contour], -1, 255, -1)
+        inner = cv2.erode(blob, kernel)
+        rim = np.ascontiguousarray(lab[(blob > 0) & (inner == 0)], dtype=np.float32)
+        if len(rim) < settings.table_palette * 10:
+            continue
+        cv2.setRNGSeed(0)
+        _, _, colours = cv2.kmeans(rim, settings.table_palette, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings)
+        found |= unlike & blob
+    return found
 
 
 def blob_outlines(mask: np.ndarray, min_side: float, count: int) -> list[list[np.ndarray]]:

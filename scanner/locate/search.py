@@ -38,7 +38,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import place, placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
-from scanner.locate.regions import blob_outlines, lattice_in_outline, unlike_table_mask
+from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
 
@@ -353,7 +353,9 @@ def regions(view: View) -> list[Found]:
     outlines the lattice of every grid size is fitted (scanner.locate.regions.lattice_in_outline), refined
     on the seams and judged, on the coarse copy when its squares are large enough there
     (``coarse_min_square_px``), else on the view itself. The judge chooses among the blob's frames
-    (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next."""
+    (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
+    no blob of the photo's own regions gives an accepted frame, the blobs on the surfaces those regions
+    may be (a mat, a cloth: scanner.locate.regions.on_surfaces) are tried, both shapes of each judged."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -363,40 +365,66 @@ def regions(view: View) -> list[Found]:
     start = time.perf_counter()
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    mask = unlike_table_mask(small, view.table_colours(), settings)
+    table = view.table_colours()
+    mask = unlike_table_mask(small, table, settings)
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
-    blobs = blob_outlines(mask, min_side, settings.regions)
     view._add("locate.regions", start)
-    results = []
+    results: list[Found] = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    for outlines in blobs:
-        tried: list[tuple[Found, float]] = []
-        for quad in outlines:
-            corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
-            sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
-            small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
-            # judged on the view itself when its squares would be too small on the coarse copy
-            image, grey, at = (colour, view.gray, 1.0) if small_squares else (work, gray, scale)
-            for size in sizes:
-                grid_to_view = lattice_in_outline(view.gray, corners, size)
-                found = judged(
-                    image,
-                    grey,
-                    np.diag([at, at, 1.0]) @ grid_to_view,
-                    size,
-                    NO_OTHERS,
-                    view,
-                    at,
-                    settings.min_seam_support,
-                )
-                tried.append((found, at))
-            best, at = judged_best(tried, settings)
-            if best.verdict.accepted and not best.verdict.unsure(settings):
-                break
-        results.append(_on_view(view, best, at))
-        if best.verdict.accepted:
-            break
+    for surfaces in (False, True):
+        start = time.perf_counter()
+        # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
+        # experiments.md, "The mat under the kingdom is a region too")
+        blobs = on_surfaces(small, mask, table, settings.regions, settings) if surfaces else mask
+        outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
+        view._add("locate.regions", start)
+        for outlines in outlines_of_blobs:
+            tried: list[tuple[Found, float]] = []
+            for quad in outlines:
+                tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray))
+                best, at = judged_best(tried, settings)
+                # on a surface, whose lines beside the kingdom let a rough outline's frame pass too, both
+                # shapes are judged
+                if not surfaces and best.verdict.accepted and not best.verdict.unsure(settings):
+                    break
+            results.append(_on_view(view, best, at))
+            if best.verdict.accepted:
+                return results
     return results
+
+
+def _in_outline(
+    view: View,
+    quad: np.ndarray,
+    sizes: tuple,
+    factor: float,
+    scale: float,
+    work: np.ndarray,
+    gray: np.ndarray,
+) -> list[tuple[Found, float]]:
+    """The lattice of every grid size fitted in a blob's outline (small copy pixels) and judged, on the
+    coarse copy, or on the view itself when its squares would be too small there; with the scale judged at."""
+    settings = view.settings
+    corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
+    small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
+    image, grey, at = (view.colour, view.gray, 1.0) if small_squares else (work, gray, scale)
+    return [
+        (
+            judged(
+                image,
+                grey,
+                np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
+                size,
+                NO_OTHERS,
+                view,
+                at,
+                settings.min_seam_support,
+            ),
+            at,
+        )
+        for size in sizes
+    ]
 
 
 def judged_best(tried: list[tuple[Found, float]], settings: LocatorSettings) -> tuple[Found, float]:

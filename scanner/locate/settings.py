@@ -53,6 +53,7 @@ class LocatorSettings:
     region_side: int = 480  # longest side of the copy colour regions are looked for on (blur shrinks there)
     region_closing: float = 0.015  # regions: seams and dark squares closed over, of the copy's longest side
     regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
+    surface_rim: float = 0.02  # a region's rim, whose colours are a mat's or a cloth's, of the copy's side
     cropped_aspect: tuple[float, float] = (0.8, 1.25)  # width / height of a photo that may be a cropped board
 
     # --- the table seen along the photo's border

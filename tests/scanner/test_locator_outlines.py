@@ -6,11 +6,13 @@ import cv2
 import numpy as np
 
 from scanner.geometry import frame_corners, frame_homography
-from scanner.locate import seam_support
-from scanner.locate.regions import lattice_in_outline
+from scanner.locate import LocatorSettings, seam_support
+from scanner.locate.border import border_colours
+from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
 
 SQUARE = 60
 ORIGIN = 150
+SETTINGS = LocatorSettings()
 
 
 def kingdom_view(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -59,3 +61,41 @@ def test_the_lattice_is_fitted_inside_a_rough_outline() -> None:
         rough = corners + np.array([[0.0, -30], [-45, -30], [-45, 0], [0, 0]])
         found = frame_corners(lattice_in_outline(view, rough, 5), 5)
         assert np.abs(found - corners).max() < 0.25 * SQUARE, (blur, found)
+
+
+def kingdom_on_mat(seed: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A small colour copy: a wooden table, a green cutting mat with white lines on it, and a 5×5 kingdom
+    of textured squares in other colours on the mat; (copy, the mat's corners, the kingdom's corners)."""
+    rng = np.random.default_rng(seed)
+    image = np.empty((480, 480, 3), np.float32)
+    image[:] = (60, 95, 150)  # wood
+    image[100:380, 90:390] = (70, 140, 40)  # the mat
+    for k in range(95, 390, 20):
+        image[100:380, k - 1 : k + 1] = (225, 230, 225)
+    for k in range(105, 380, 20):
+        image[k - 1 : k + 1, 90:390] = (225, 230, 225)
+    terrains = [(170, 90, 30), (40, 200, 230), (40, 70, 40), (120, 120, 130), (90, 160, 200), (30, 40, 90)]
+    square, origin = 22, (185, 180)
+    for row in range(5):
+        for col in range(5):
+            top, left = origin[0] + row * square, origin[1] + col * square
+            noise = rng.normal(0, 25, (square, square, 3))
+            image[top : top + square, left : left + square] = np.array(terrains[rng.integers(6)]) + noise
+    image = np.clip(cv2.GaussianBlur(image, (3, 3), 0), 0, 255).astype(np.uint8)
+    mat = np.float64([[90, 100], [390, 100], [390, 380], [90, 380]])
+    top, left = origin
+    kingdom = np.float64([[left, top], [left + 5 * square, top], [left + 5 * square, top + 5 * square]])
+    kingdom = np.vstack([kingdom, [left, top + 5 * square]])
+    return image, mat, kingdom
+
+
+def test_a_kingdom_on_a_mat_is_the_region_unlike_the_mat_and_the_table() -> None:
+    image, mat, kingdom = kingdom_on_mat()
+    table = border_colours(image, SETTINGS)
+    mask = unlike_table_mask(image, table, SETTINGS)
+    # against the photo's border alone, the mat and the kingdom are one region: the mat's outline
+    (outline,) = blob_outlines(mask, 50, 1)[:1]
+    assert np.abs(outline - mat).max() < 10
+    inner = on_surfaces(image, mask, table, 1, SETTINGS)
+    outline = blob_outlines(inner, 50, 1)[0]
+    assert np.abs(outline - kingdom).max() < 22 / 2  # within half a square of the kingdom's outline
