@@ -145,6 +145,72 @@ def hard_figures(rows) -> dict:
     }
 
 
+#: What a misread square of a located photo is put down to, in this order (the first that applies):
+#: a king meeple stands on it; it is the 3-D castle's square; it was read as the castle; the castle's
+#: top leans over it; the table (an empty square read as a tile, or a tile as the table); the crowns;
+#: the terrain.
+CAUSES = (
+    "meeple on the square",
+    "the castle's square",
+    "read as the castle",
+    "under the castle's top",
+    "table",
+    "crowns",
+    "terrain",
+)
+
+
+def _scan_cell(cell, n, turns):
+    """A cell of the generated kingdom in the scan's frame (run.py compares the truth turned by
+    ``np.rot90(grid, turns)``)."""
+    marker = np.zeros((n, n), dtype=bool)
+    marker[tuple(cell)] = True
+    return tuple(int(v) for v in np.argwhere(np.rot90(marker, turns))[0])
+
+
+def misread_causes(r) -> list[dict]:
+    """Each misread square of a located photo with its cause (CAUSES) and whether it was flagged."""
+    if not r.get("located"):
+        return []
+    n, turns, conditions = r["grid_size"], r.get("turns", 0), r["conditions"]
+    meeples = {_scan_cell(m["cell"], n, turns) for m in conditions.get("meeples", []) if m.get("cell")}
+    castle = conditions.get("castle3d") or {}
+    base = _scan_cell(castle["cell"], n, turns) if castle.get("cell") else None
+    overhangs = {_scan_cell(cell, n, turns) for cell in castle.get("overhangs", [])}
+    causes = []
+    for w in r.get("wrong_squares") or []:
+        cell = tuple(w["cell"])
+        truth, read = w["truth"].split(":"), w["read"].split(":")
+        checks = (
+            cell in meeples,
+            cell == base or truth[0] == "castle",
+            read[0] == "castle",
+            cell in overhangs,
+            "empty" in (truth[0], read[0]),
+            truth[0] == read[0],
+            True,
+        )
+        cause = CAUSES[checks.index(True)]
+        causes.append({"cell": list(cell), "cause": cause, "flagged": bool(w["flagged"])})
+    return causes
+
+
+def cause_figures(rows) -> dict:
+    """Per cause: misread squares, those unflagged, the located photos with such a square, and the photos
+    whose exact score is lost to this cause alone."""
+    figures = {cause: {"squares": 0, "unflagged": 0, "photos": 0, "lost_alone": 0} for cause in CAUSES}
+    for r in rows:
+        causes = misread_causes(r)
+        seen = {c["cause"] for c in causes}
+        for c in causes:
+            figures[c["cause"]]["squares"] += 1
+            figures[c["cause"]]["unflagged"] += not c["flagged"]
+        for cause in seen:
+            figures[cause]["photos"] += 1
+            figures[cause]["lost_alone"] += len(seen) == 1 and not r["exact_score"]
+    return figures
+
+
 HARD_HEADER = (
     f"{'':<22}{'n':>4}{'located':>11}{'wrongFr':>8}{'unnoted':>8}{'refused':>8}{'exact/loc':>11}"
     f"{'misread%':>9}{'unflag%':>8}{'flag%':>7}{'s mean':>7}{'p90':>6}{'max':>6}{'cpu mean':>9}{'p90':>6}{'max':>6}"
@@ -174,6 +240,7 @@ def hard_report(rows) -> dict:
         "overall": hard_figures(rows),
         "classes": {k: hard_figures(v) for k, v in sorted(by_class.items())},
         "tags": {k: hard_figures(v) for k, v in sorted(by_tag.items())},
+        "causes": cause_figures(rows),
     }
     print(
         "Hard tables: located = all corners within 1/4 square; wrongFr = a frame returned but not located "
@@ -189,6 +256,10 @@ def hard_report(rows) -> dict:
     print("-- by tag (a photo has several)")
     for k, f in report["tags"].items():
         print(hard_line(k, f))
+    print("-- misread squares of located photos by what stands on or over them, else by kind:")
+    print(f"{'':<26}{'squares':>8}{'unflagged':>10}{'photos':>7}{'exact lost to it alone':>24}")
+    for cause, f in report["causes"].items():
+        print(f"{cause:<26}{f['squares']:>8}{f['unflagged']:>10}{f['photos']:>7}{f['lost_alone']:>24}")
     paths = report["overall"]["paths"]
     if paths:
         print(
@@ -245,8 +316,10 @@ def describe(r):
         )
     if r["outcome"] == "not_located":
         return f"corners off by up to {r['max_corner_error']:.2f} squares ({r['corner_error']})"
+    causes = [c["cause"] for c in misread_causes(r)] or [""] * len(r["wrong_squares"])
     ws = ", ".join(
-        f"{w['cell']} {w['truth']}>{w['read']}{'' if w['flagged'] else '!'}" for w in r["wrong_squares"]
+        f"{w['cell']} {w['truth']}>{w['read']}{'' if w['flagged'] else '!'} ({cause})"
+        for w, cause in zip(r["wrong_squares"], causes, strict=True)
     )
     return f"{r['squares_wrong']} wrong ({r['wrong_unflagged']} unflagged): {ws}; score {r['scanned_base']}/{r['truth_base']}"
 

@@ -150,3 +150,47 @@ def test_the_hard_figures_count_frames_refusals_and_squares() -> None:
     assert figures["refused"] == 1 and figures["exact_among_located"] == 1
     assert (figures["misread"], figures["misread_unflagged"], figures["squares_located"]) == (2, 1, 50)
     assert figures["flagged_pct"] == 8.0 and figures["paths"] == {"fast": 2}
+
+
+def test_misread_squares_are_put_down_to_what_stands_on_them_in_the_scans_frame() -> None:
+    from benchmarks.outside.summarize import cause_figures, misread_causes
+
+    def wrong(cell, truth, read, flagged=True):
+        return {"cell": cell, "truth": truth, "read": read, "flagged": flagged}
+
+    conditions = {
+        "meeples": [{"colour": "blue", "cell": [0, 1]}, {"colour": "pink", "beside": 2}],
+        "castle3d": {"cell": [2, 2], "overhangs": [[1, 2]]},
+    }
+    # the scan's frame is the generated one turned once (np.rot90): generated (0, 1) is scanned at (3, 0)
+    photo = {
+        "located": True,
+        "exact_score": False,
+        "grid_size": 5,
+        "turns": 1,
+        "conditions": conditions,
+        "wrong_squares": [
+            wrong([3, 0], "grassland:0", "wheat:0", flagged=False),  # under the meeple
+            wrong([2, 2], "castle:0", "lake:0", flagged=False),  # the castle's square
+            wrong([2, 1], "forest:0", "castle:0"),  # read as the castle (under its top too)
+            wrong([4, 4], "empty:0", "wheat:0"),
+            wrong([0, 4], "mine:3", "mine:2"),
+            wrong([4, 0], "grassland:0", "wheat:0"),
+        ],
+    }
+    causes = [c["cause"] for c in misread_causes(photo)]
+    assert causes == [
+        "meeple on the square",
+        "the castle's square",
+        "read as the castle",
+        "table",
+        "crowns",
+        "terrain",
+    ]
+    # generated (1, 2), under the castle's top, is scanned at (2, 1)
+    under = {**photo, "wrong_squares": [wrong([2, 1], "forest:0", "forest:1")]}
+    assert [c["cause"] for c in misread_causes(under)] == ["under the castle's top"]
+    alone = {**photo, "wrong_squares": [wrong([3, 0], "grassland:0", "wheat:0", flagged=False)]}
+    figures = cause_figures([photo, alone, {"located": False}])
+    assert figures["meeple on the square"] == {"squares": 2, "unflagged": 2, "photos": 2, "lost_alone": 1}
+    assert figures["the castle's square"]["unflagged"] == 1 and figures["crowns"]["lost_alone"] == 0
