@@ -58,6 +58,7 @@ def corner_errors(found, truth, n):
 
 def scan_one(scanner, seed, hard=False):
     from scanner.errors import ScanError
+    from scanner.locate import one_blas_thread
 
     t0 = time.perf_counter()
     if hard:
@@ -79,7 +80,10 @@ def scan_one(scanner, seed, hard=False):
     }
     t0, cpu0 = time.perf_counter(), time.process_time()
     try:
-        result = scanner.scan(jpeg, grid="auto", name=f"seed-{seed}.jpg")
+        # numpy's BLAS on one thread for the whole scan, as `python -m benchmarks` and the page's workers
+        # run it (docs/experiments.md, "The search's cost: one BLAS thread ...")
+        with one_blas_thread():
+            result = scanner.scan(jpeg, grid="auto", name=f"seed-{seed}.jpg")
     except ScanError as error:
         rec.update(
             scan_seconds=round(time.perf_counter() - t0, 3),

@@ -12,7 +12,7 @@ left-to-right axis (see ``scanner.geometry.upright_rotation``).
 
 # the frame geometry lives in scanner.geometry; these names stay importable from here for older callers
 from scanner.geometry import apply_homography, frame_corners, moved_frame, upright_rotation
-from scanner.locate.attempts import TWO_KINGDOMS_NOTE, Located, locate_kingdom
+from scanner.locate.attempts import TWO_KINGDOMS_NOTE, Located, locate_kingdom, one_blas_thread
 from scanner.locate.judge import Verdict, judge_content
 from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
@@ -54,6 +54,7 @@ __all__ = [
     "levelled",
     "locate_kingdom",
     "moved_frame",
+    "one_blas_thread",
     "seam_support",
     "upright_rotation",
 ]

@@ -82,6 +82,19 @@ def test_the_truth_frame_is_handed_to_the_scanner_as_a_frame_placed_by_hand() ->
     assert np.allclose(scanner.given[1], generate_hard_scene(7, size=SMALL).upright()[1])
 
 
+def test_the_scan_is_measured_with_numpy_blas_on_one_thread() -> None:
+    from threadpoolctl import threadpool_info
+
+    class ThreadsScanner(TruthScanner):
+        def scan(self, data, name=None):
+            self.threads = {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
+            return self.result
+
+    scanner = ThreadsScanner(7)
+    assert measure_photo(scanner, 7, 5, SMALL)["outcome"] == "located"
+    assert scanner.threads <= {1}
+
+
 def test_only_a_note_about_the_frame_counts_as_doubting_it() -> None:
     assert frame_doubted(SimpleNamespace(notes=["the grid may be misplaced: check the corners"]))
     assert not frame_doubted(SimpleNamespace(notes=["many squares were read unsure: check every square"]))
