@@ -46,12 +46,21 @@ def border_strips(image: np.ndarray, settings: LocatorSettings) -> list[np.ndarr
     return [image[:strip], image[-strip:], image[:, :strip].swapaxes(0, 1), image[:, -strip:].swapaxes(0, 1)]
 
 
-def table_colours(pixels: np.ndarray, settings: LocatorSettings) -> np.ndarray:
-    """k-means centres of (m, 3) table-Lab pixels of the border."""
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+def palette(
+    pixels: np.ndarray, count: int, attempts: int = 1, iterations: int = 10, epsilon: float = 1.0
+) -> np.ndarray:
+    """(count, 3) k-means centres of (m, 3) table-Lab pixels: the colours of a table, a rim, a ring."""
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, iterations, epsilon)
     cv2.setRNGSeed(0)  # k-means++ seeds from OpenCV's generator: the same photo, the same colours
-    _, _, colours = cv2.kmeans(pixels, settings.table_colours, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    pixels = np.ascontiguousarray(pixels, dtype=np.float32)
+    _, _, colours = cv2.kmeans(pixels, count, None, criteria, attempts, cv2.KMEANS_PP_CENTERS)
     return colours
+
+
+def table_colours(pixels: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """k-means centres of (m, 3) table-Lab pixels of the border (more rounds than a frame's ring: every
+    later attempt compares against them)."""
+    return palette(pixels, settings.table_colours, attempts=2, iterations=20, epsilon=0.5)
 
 
 def border_colours(image: np.ndarray, settings: LocatorSettings) -> np.ndarray:

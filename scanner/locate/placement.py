@@ -27,7 +27,7 @@ import numpy as np
 
 from kingdomino.board import GRID_SIZES
 from scanner.geometry import apply_homography, frame_homography, moved_frame
-from scanner.locate.border import nearest_distance, table_lab
+from scanner.locate.border import nearest_distance, palette, table_lab
 from scanner.locate.refine import SMEARED, frame_sharpness, refine
 from scanner.locate.settings import LocatorSettings
 
@@ -102,10 +102,7 @@ def artwork_cells(middle: np.ndarray, inside: np.ndarray, settings: LocatorSetti
     outer &= inside
     if outer.sum() < settings.min_ring_cells:  # too little table in view to say: every cell may be a tile
         return np.ones(inside.shape)
-    pixels = np.ascontiguousarray(middle[outer].reshape(-1, 3), dtype=np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
-    cv2.setRNGSeed(0)
-    _, _, colours = cv2.kmeans(pixels, settings.table_palette, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+    colours = palette(middle[outer].reshape(-1, 3), settings.table_palette)
     return (nearest_distance(middle, colours) > settings.table_distance).mean(axis=2)
 
 
@@ -261,10 +258,8 @@ def fit_outline(
     lab = table_lab(rect)
     band = np.ones((side, side), bool)
     band[cell // 2 : -cell // 2, cell // 2 : -cell // 2] = False  # the outer half of the ring
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
-    cv2.setRNGSeed(0)
-    _, _, colours = cv2.kmeans(np.ascontiguousarray(lab[band]), 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
-    unlike = np.linalg.norm(lab[:, :, None] - colours, axis=3).min(axis=2) > settings.ring_distance
+    colours = palette(lab[band], settings.ring_palette)
+    unlike = nearest_distance(lab, colours) > settings.ring_distance
     reach = int(settings.outline_reach * cell)
     width = max(2, cell // 3)
     span = slice(cell + cell // 2, side - cell - cell // 2)  # along the side, its corners left out

@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate.border import nearest_distance, table_lab
+from scanner.locate.border import nearest_distance, palette, table_lab
 from scanner.locate.settings import LocatorSettings
 
 OUTLINE_PX = 160  # rectified side of a blob's outline when the lattice is fitted in it
@@ -57,16 +57,14 @@ def on_surfaces(
     contours = sorted(contours, key=lambda c: float(np.linalg.norm(c.reshape(-1, 2).mean(axis=0) - middle)))
     lab = table_lab(small)
     found = np.zeros_like(mask)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
     for contour in contours[:count]:
         blob = np.zeros_like(mask)
         cv2.drawContours(blob, [contour], -1, 255, -1)
         inner = cv2.erode(blob, kernel)
-        rim = np.ascontiguousarray(lab[(blob > 0) & (inner == 0)], dtype=np.float32)
+        rim = lab[(blob > 0) & (inner == 0)]
         if len(rim) < settings.table_palette * 10:
             continue
-        cv2.setRNGSeed(0)
-        _, _, colours = cv2.kmeans(rim, settings.table_palette, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        colours = palette(rim, settings.table_palette)
         unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings)
         found |= unlike & blob
     return found
