@@ -18,7 +18,8 @@ are alike the first one's and it is not the same kingdom framed anew. An unsure 
 squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
 outline's frame is rough: one that barely passed the judge settles nothing before the lattices of the
 whole photo and of its windows have run, and a lattice frame of the same kingdom that the judge scores at
-least as high takes its place.
+least as high takes its place. An unsure lattice frame likewise settles nothing before the colour outlines
+have run, and a frame of the same kingdom the judge prefers (``search.preference``) takes its place.
 """
 
 from __future__ import annotations
