@@ -117,6 +117,7 @@ class Search:
         self.lattice_refusals: list[LocatorRefusal] = []
         self.path: list[str] = []
         self.ran: set[str] = set()
+        self.position = 0  # the attempt whose turn it is, in ``settings.attempts``
         self.segments: np.ndarray | None = None  # the photo's work segments, for the debug drawing
 
     # --- the state the rules read
@@ -162,19 +163,20 @@ class Search:
             return False
         if not chosen.verdict.unsure(self.settings):
             return True
-        # an unsure frame waits for the generators of the other kind: a lattice frame for the colour
-        # outlines, an outline's frame for the lattices of the whole view and of its windows
+        # an unsure frame waits for the generators of the other kind still to come: a lattice frame for the
+        # colour outlines, an outline's frame for the lattices of the whole view and of its windows
         others = {"whole", "windows"} if chosen.attempt in OUTLINE_ATTEMPTS else set(OUTLINE_ATTEMPTS)
         if self.view.grayscale:
             others -= set(OUTLINE_ATTEMPTS)
-        return others.intersection(self.steps, self.settings.attempts) <= self.ran
+        return others.intersection(self.steps, self.settings.attempts[self.position :]) <= self.ran
 
     def met(self, refusal: type) -> bool:
         return any(isinstance(error, refusal) for error in self.lattice_refusals)
 
     # --- running
     def run(self) -> Candidate | None:
-        for name in self.settings.attempts:
+        for position, name in enumerate(self.settings.attempts):
+            self.position = position
             if name not in self.steps or name in self.ran:  # a name listed twice runs once
                 continue
             # the photo's first attempt always runs; a copy's attempts only within the budget
