@@ -18,7 +18,8 @@ are alike the first one's and it is not the same kingdom framed anew. An unsure 
 squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
 outline's frame is rough: one that barely passed the judge settles nothing before the lattices of the
 whole photo and of its windows have run, and a lattice frame of the same kingdom that the judge scores at
-least as high takes its place.
+least as high takes its place. An unsure lattice frame likewise settles nothing before the colour outlines
+have run, and a frame of the same kingdom the judge prefers (``search.preference``) takes its place.
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ class Search:
         self.lattice_refusals: list[LocatorRefusal] = []
         self.path: list[str] = []
         self.ran: set[str] = set()
+        self.position = 0  # the attempt whose turn it is, in ``settings.attempts``
         self.segments: np.ndarray | None = None  # the photo's work segments, for the debug drawing
 
     # --- the state the rules read
@@ -127,7 +129,11 @@ class Search:
                 continue
             # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it, and a
             # frame on the table's lattice until one on the kingdom's own
-            refits = chosen is not None and (_refits(candidate, chosen) or self._truer(candidate, chosen))
+            refits = chosen is not None and (
+                _refits(candidate, chosen)
+                or self._truer(candidate, chosen)
+                or self._preferred(candidate, chosen)
+            )
             if chosen is not None and not refits:
                 if _same_kingdom(candidate, chosen) or not alike_squares(_frame(candidate), _frame(chosen)):
                     continue
@@ -155,15 +161,22 @@ class Search:
         chosen = self.chosen()
         if chosen is None or not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
             return False
-        rough = chosen.attempt in OUTLINE_ATTEMPTS and chosen.verdict.unsure(self.settings)
-        return not rough or {"whole", "windows"}.intersection(self.steps, self.settings.attempts) <= self.ran
+        if not chosen.verdict.unsure(self.settings):
+            return True
+        # an unsure frame waits for the generators of the other kind still to come: a lattice frame for the
+        # colour outlines, an outline's frame for the lattices of the whole view and of its windows
+        others = {"whole", "windows"} if chosen.attempt in OUTLINE_ATTEMPTS else set(OUTLINE_ATTEMPTS)
+        if self.view.grayscale:
+            others -= set(OUTLINE_ATTEMPTS)
+        return others.intersection(self.steps, self.settings.attempts[self.position :]) <= self.ran
 
     def met(self, refusal: type) -> bool:
         return any(isinstance(error, refusal) for error in self.lattice_refusals)
 
     # --- running
     def run(self) -> Candidate | None:
-        for name in self.settings.attempts:
+        for position, name in enumerate(self.settings.attempts):
+            self.position = position
             if name not in self.steps or name in self.ran:  # a name listed twice runs once
                 continue
             # the photo's first attempt always runs; a copy's attempts only within the budget
@@ -241,6 +254,19 @@ class Search:
         if not on_table(chosen.verdict, self.settings) or on_table(candidate.verdict, self.settings):
             return False
         return candidate.verdict.score >= chosen.verdict.score and _same_kingdom(candidate, chosen)
+
+    def _preferred(self, candidate: Candidate, chosen: Candidate) -> bool:
+        """Whether the judge prefers a frame of the same kingdom and grid size to an unsure chosen one
+        (``search.preference``: on the kingdom's own lattice, sure, then the higher score), whichever
+        attempt proposed each: a lattice fitted on a mat's lines across the kingdom loses to the outline
+        of the kingdom on the mat (docs/experiments.md, "One preference among frames of a kingdom")."""
+        if not chosen.verdict.unsure(self.settings) or candidate.size != chosen.size:
+            return False
+        settings = self.settings
+        ahead = generators.preference(candidate.verdict, settings) > generators.preference(
+            chosen.verdict, settings
+        )
+        return ahead and _same_kingdom(candidate, chosen)
 
     def _off_centre(self, candidate: Candidate) -> float:
         middle = frame_middle(candidate.homography, candidate.size)
@@ -416,8 +442,10 @@ def _worth_zooming(search: Search) -> bool:
 
 def _worth_regions(search: Search) -> bool:
     """Nothing accepted, in a colour photo: the kingdom's colours may still stand out. Before the whole
-    lattice only when no fast frame waits for it to be confirmed (the whole search has its say first)."""
-    if search.chosen() is not None or search.view.grayscale:
+    lattice only when no fast frame waits for it to be confirmed (the whole search has its say first).
+    After an unsure frame too: the judge may prefer an outline's frame of the same kingdom."""
+    chosen = search.chosen()
+    if search.view.grayscale or (chosen is not None and not chosen.verdict.unsure(search.settings)):
         return False
     return "whole" in search.ran or not any(candidate.pending for candidate in search.candidates)
 

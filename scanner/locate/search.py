@@ -258,6 +258,10 @@ def confirm(view: View, found: Found) -> Found:
         around = None if view.grayscale else place(view.colour, homography, found.size, (found.size,), here)
         if not_around_kingdom(around, settings):
             verdict.refusal = NoGridFound()
+        elif around is not None:
+            # judged where it now lies: the coarse copy's placement was of the frame before it slid, and a
+            # refit onto a mat's lines across the kingdom leaves windows beside it nearly as good (unsure)
+            verdict.placement = place(view.colour, homography, found.size, (found.size,), settings) or around
     view._add("locate.fine_refine", start)
     return Found(homography, found.size, found.others, verdict, found.sure)
 
@@ -388,8 +392,10 @@ def regions(view: View) -> list[Found]:
                 if not surfaces and best.verdict.accepted and not best.verdict.unsure(settings):
                     break
             results.append(_on_view(view, best, at))
-            if best.verdict.accepted:
-                return results
+            # a blob framed on the table's lattice (a mat's cells) is no outline of the kingdom: the
+            # surfaces are looked into, and a frame there on the kingdom's own lattice takes its place
+            if best.verdict.accepted and not table_lattice(best.verdict, settings):
+                return [f for f in results if not (f.verdict.accepted and table_lattice(f.verdict, settings))]
     return results
 
 
@@ -428,16 +434,24 @@ def _in_outline(
 
 
 def judged_best(tried: list[tuple[Found, float]], settings: LocatorSettings) -> tuple[Found, float]:
-    """The frame the judge prefers among frames of one kingdom: accepted, then sure (an unsure frame may be
-    misplaced: seams barely there, another window of its lattice nearly as much the kingdom, tiles
-    beside it), then the higher score. The seam support alone prefers a lattice across the kingdom's
-    seams and a neighbouring window of it alike (docs/experiments.md, "The judge chooses in a blob")."""
+    """The frame the judge prefers among frames of one kingdom (``preference``). The seam support alone
+    prefers a lattice across the kingdom's seams and a neighbouring window of it alike (docs/experiments.md,
+    "The judge chooses in a blob")."""
+    return max(tried, key=lambda item: preference(item[0].verdict, settings))
 
-    def preference(item: tuple[Found, float]) -> tuple[bool, bool, float]:
-        verdict = item[0].verdict
-        return verdict.accepted, verdict.accepted and not verdict.unsure(settings), verdict.score
 
-    return max(tried, key=preference)
+def preference(verdict: Verdict, settings: LocatorSettings) -> tuple[bool, bool, bool, float]:
+    """How much the judge prefers a frame to other frames of the same kingdom, whatever proposed them:
+    accepted, then on the kingdom's own lattice (not the table's: tiles just outside it, squares like the
+    table around it), then sure (an unsure frame may be misplaced: seams barely there, another window of
+    its lattice nearly as much the kingdom, tiles beside it), then the higher score."""
+    accepted = verdict.accepted
+    return (
+        accepted,
+        accepted and not table_lattice(verdict, settings),
+        accepted and not verdict.unsure(settings),
+        verdict.score,
+    )
 
 
 def _on_view(view: View, found: Found, scale: float) -> Found:

@@ -117,7 +117,7 @@ def test_a_lattice_of_the_cloth_across_the_kingdom_does_not_take_the_outline_s_p
     assert min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4)) < 0.25
 
 
-def _blur_dev_photo_error(seed: int) -> float:
+def _dev_photo_error(seed: int) -> float:
     scene = generate_hard_scene(seed)
     _, truth = scene.upright()
     data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
@@ -133,14 +133,22 @@ def test_the_judge_not_the_seams_alone_chooses_the_frame_in_a_blurred_kingdom_s_
     # a dev photo of the hard bench (17 px of motion blur, a small kingdom turned 45°): in its outline the
     # 7×7 lattice's best window, a square off, shows more seams than the 5×5 lattice; the judge, seeing a
     # window beside it nearly as good and tiles outside it, prefers the 5×5 on the kingdom
-    assert _blur_dev_photo_error(100147) < 0.25
+    assert _dev_photo_error(100147) < 0.25
 
 
 @pytest.mark.slow
 def test_the_last_fit_does_not_follow_a_diagonal_smear_off_faint_seams() -> None:
     # a dev photo of the hard bench (29 px of blur, about a third of a square, across a diagonal of the
     # lattice): the frame has faint seams, and the fit to them moved a corner a quarter square along the smear
-    assert _blur_dev_photo_error(100066) < 0.25
+    assert _dev_photo_error(100066) < 0.25
+
+
+@pytest.mark.slow
+def test_an_unsure_lattice_on_a_mat_s_lines_gives_way_to_the_kingdom_s_outline_on_the_mat() -> None:
+    # a dev photo of the hard bench (a 5×5 on a blue cutting mat): the whole photo's lattice is fitted on the
+    # mat's lines across the kingdom, a square off and unsure (a window beside it nearly as good); it waits
+    # for the colour outlines, and the judge prefers the kingdom's outline on the mat to it
+    assert _dev_photo_error(100135) < 0.25
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ from scanner.locate.judge import middle_seams, needed_support, not_around_kingdo
 from scanner.locate.placement import Placement, describe_cells, fit_outline, place
 from scanner.locate.refine import seam_support
 from scanner.locate.refusals import NoGridFound
-from scanner.locate.search import Found, judged_best, on_lattice, table_lines
+from scanner.locate.search import Found, judged_best, on_lattice, preference, table_lines
 
 pytestmark = pytest.mark.slow
 
@@ -376,3 +376,19 @@ def test_a_window_larger_than_its_kingdom_keeps_its_rivals_holding_the_same_tile
     placement = place(photo, around, 7, (7,), SETTINGS)
     assert placement.runner_up >= placement.score - 1e-9
     assert not_around_kingdom(placement, SETTINGS)
+
+
+def test_one_preference_puts_the_kingdom_s_own_lattice_then_a_sure_frame_before_the_score() -> None:
+    def verdict(seams: float, score: float, runner_up: float, outside: int = 0) -> Verdict:
+        placement = Placement(0, 0, 5, score, 0.0, runner_up, outside)
+        return Verdict(seam_support=seams, min_support=0.5, placement=placement, artwork=0.8, colourful=1.0)
+
+    on_table = verdict(0.9, 24, 10, outside=SETTINGS.max_artwork_outside + 1)  # tiles just outside it
+    unsure = verdict(0.55, 22, 10)  # its seams barely there
+    sure = verdict(0.7, 15, 5)
+    assert unsure.unsure(SETTINGS) and not sure.unsure(SETTINGS)
+    assert on_table.score > unsure.score > sure.score  # the score alone would choose the other way
+    assert preference(sure, SETTINGS) > preference(unsure, SETTINGS) > preference(on_table, SETTINGS)
+    refused = verdict(0.9, 25, 0)
+    refused.refusal = NoGridFound()
+    assert preference(on_table, SETTINGS) > preference(refused, SETTINGS)
