@@ -548,7 +548,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         raise _refusal(search)
     homography = frame_homography(corners, size)
     if on_seams:  # the outline judged where the frame is returned, after the last fits
-        outline = seam_support(view.gray, homography, size, outline_only=True)
+        outline = seam_support(view.gray, homography, size, lines="outline")
         verdict = replace(verdict, outline_support=outline)
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []

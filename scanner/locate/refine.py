@@ -6,12 +6,15 @@ Both work in the frame's own rectified view: the photo warped so the lattice is 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import cv2
 import numpy as np
 
 from scanner.locate.settings import DEFAULT_SETTINGS, LocatorSettings
 
 REFINE_CELL_PX = DEFAULT_SETTINGS.refine_cell_px
+Lines = Literal["all", "inner", "outline"]  # which of a frame's lines ``seam_support`` counts
 SMEAR_SLACK = 0.06  # squares: correlation lengths of sharp artwork differ by up to this between the axes
 SMEAR_SPAN = 0.1  # squares of excess beyond the slack over which a family's weight falls to its least
 SMEARED = 0.5  # a family of lines this little sharp is not refined (nothing to move onto)
@@ -58,19 +61,17 @@ def refine(
     return grid_to_work @ np.linalg.inv(to_rect) @ fitted
 
 
-def seam_support(
-    gray: np.ndarray, grid_to_work: np.ndarray, n: int, inner_only: bool = False, outline_only: bool = False
-) -> float:
+def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, lines: Lines = "all") -> float:
     """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge, each
     family of lines weighed by how sharp the frame's squares are across it (``axis_sharpness``): a
     shaking hand smears the seams across its motion away, and those sides cannot be asked to show one.
 
-    ``inner_only``: count the inner lines only (a cropped board's outline is the photo's edge);
-    ``outline_only``: the outline's lines only (where the kingdom meets the table).
+    ``lines``: "all" of them; "inner" lines only (a cropped board's outline is the photo's edge);
+    "outline": the outline's lines only (where the kingdom meets the table).
     """
-    lines = np.arange(1, n) if inner_only else np.array([0, n]) if outline_only else np.arange(n + 1)
+    counted = {"all": np.arange(n + 1), "inner": np.arange(1, n), "outline": np.array([0, n])}[lines]
     rect = _rectified(gray, grid_to_work, n)
-    across, along = side_hits(gray, grid_to_work, n, lines, rect)
+    across, along = side_hits(gray, grid_to_work, n, counted, rect)
     weight_across, weight_along = axis_sharpness(rect, n)
     hits = weight_across * across.mean() + weight_along * along.mean()
     return float(hits / (weight_across + weight_along))

@@ -291,7 +291,7 @@ def cropped(view: View) -> Found | None:
         grid_to_work = frame_homography(image_corners(gray.shape), size)
         for _ in range(2):
             grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px, keep_outline=True)
-        support = seam_support(gray, grid_to_work, size, inner_only=True)
+        support = seam_support(gray, grid_to_work, size, lines="inner")
         verdict = Verdict(seam_support=support, min_support=settings.min_seam_support, aspect=1.0)
         if support >= settings.min_seam_support:
             judge_content(work, grid_to_work, size, view.grayscale, settings, verdict)
@@ -619,7 +619,7 @@ def judged(
     if support < min_support and outline is not None:
         # A cropped board's outline is the photo's edge, with no seam to refine on or to count:
         # its frame is the photo's, and only its inner lines must sit on seams.
-        inner = seam_support(gray, outline, size, inner_only=True)
+        inner = seam_support(gray, outline, size, lines="inner")
         if inner >= min_support:
             grid_to_work, support, is_cropped = outline, inner, True
     verdict = judge_geometry(gray, grid_to_work, size, scale, settings, min_support, support, placement)

@@ -120,9 +120,9 @@ def test_a_frame_whose_outline_shows_no_seam_may_be_misplaced(on_mat) -> None:
     # the tiles' and the mat's cells, off every seam, while its inner lines may still find some
     photo, pitch = on_mat
     gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
-    on = seam_support(gray, _frame(5, 3, 5, pitch), 5, outline_only=True)
+    on = seam_support(gray, _frame(5, 3, 5, pitch), 5, lines="outline")
     moved = frame_homography(np.float64([[5.4, 3.4], [10.4, 3.4], [10.4, 8.4], [5.4, 8.4]]) * pitch, 5)
-    off = seam_support(gray, moved, 5, outline_only=True)
+    off = seam_support(gray, moved, 5, lines="outline")
     assert on >= SETTINGS.min_outline_support > off
     seen = Verdict(seam_support=0.9, min_support=0.5, outline_support=on)
     assert not seen.unsure(SETTINGS)
