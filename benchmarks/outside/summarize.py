@@ -318,7 +318,7 @@ def describe(r):
         return f"corners off by up to {r['max_corner_error']:.2f} squares ({r['corner_error']})"
     causes = [c["cause"] for c in misread_causes(r)] or [""] * len(r["wrong_squares"])
     ws = ", ".join(
-        f"{w['cell']} {w['truth']}>{w['read']}{'' if w['flagged'] else '!'} ({cause})"
+        f"{w['cell']} {w['truth']}>{w['read']}{'' if w['flagged'] else '!'}{f' ({cause})' if cause else ''}"
         for w, cause in zip(r["wrong_squares"], causes, strict=True)
     )
     return f"{r['squares_wrong']} wrong ({r['wrong_unflagged']} unflagged): {ws}; score {r['scanned_base']}/{r['truth_base']}"

@@ -130,7 +130,7 @@ class Search:
             # a rough outline stands in for its kingdom until a lattice fitted to its seams frames it, and a
             # frame on the table's lattice until one on the kingdom's own
             refits = chosen is not None and (
-                _refits(candidate, chosen)
+                _refits(candidate, chosen, self.settings)
                 or self._truer(candidate, chosen)
                 or self._preferred(candidate, chosen)
             )
@@ -156,8 +156,9 @@ class Search:
         return chosen
 
     def settled(self) -> bool:
-        """The chosen frame covers the photo's centre; an unsure outline only once the lattices of the whole
-        view and of its windows ran (either may frame its kingdom on the seams and take its place)."""
+        """The chosen frame covers the photo's centre; an unsure one only once the generators of the other
+        kind still to come ran: an outline's frame waits for the lattices of the whole view and of its
+        windows (either may frame its kingdom on the seams), a lattice's frame for the colour outlines."""
         chosen = self.chosen()
         if chosen is None or not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
             return False
@@ -585,15 +586,17 @@ def _same_kingdom(one: Candidate, other: Candidate) -> bool:
     return frames_overlap(_frame(one), _frame(other))
 
 
-def _refits(candidate: Candidate, chosen: Candidate) -> bool:
+def _refits(candidate: Candidate, chosen: Candidate, settings: LocatorSettings) -> bool:
     """Whether a lattice frame takes the place of an outline's frame of the same kingdom: of the same grid
-    size (a window of a Mighty Duel kingdom's lattice never stands in for its whole outline), and judged
-    at least as much the kingdom (a lattice of the table's checks across the kingdom is no refit of it)."""
+    size (a window of a Mighty Duel kingdom's lattice never stands in for its whole outline), and preferred
+    at least as much by the judge (``search.preference``: a lattice of the table's checks across the
+    kingdom, or an unsure one beside a sure outline, is no refit of it; on a tie the seams' frame wins)."""
     outline = chosen.attempt in OUTLINE_ATTEMPTS and candidate.attempt not in OUTLINE_ATTEMPTS
     return (
         outline
         and candidate.size == chosen.size
-        and candidate.verdict.score >= chosen.verdict.score
+        and generators.preference(candidate.verdict, settings)
+        >= generators.preference(chosen.verdict, settings)
         and _same_kingdom(candidate, chosen)
     )
 

@@ -353,12 +353,13 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
 
 def regions(view: View) -> list[Found]:
     """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
-    central blob first; the list ends at the first blob with an accepted frame. In each of a blob's two
-    outlines the lattice of every grid size is fitted (scanner.locate.regions.lattice_in_outline), refined
+    central blob first; the list ends at the first blob with an accepted frame on the kingdom's own
+    lattice (a blob framed on the table's lattice is a mat's cells, not the kingdom's outline). In each of
+    a blob's two outlines the lattice of every grid size is fitted (regions.lattice_in_outline), refined
     on the seams and judged, on the coarse copy when its squares are large enough there
     (``coarse_min_square_px``), else on the view itself. The judge chooses among the blob's frames
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
-    no blob of the photo's own regions gives an accepted frame, the blobs on the surfaces those regions
+    no blob of the photo's own regions gives such a frame, the blobs on the surfaces those regions
     may be (a mat, a cloth: scanner.locate.regions.on_surfaces) are tried, both shapes of each judged."""
     settings = view.settings
     if view.grayscale:
@@ -383,6 +384,8 @@ def regions(view: View) -> list[Found]:
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
         for outlines in outlines_of_blobs:
+            if results and view.over_budget():  # the search's time is spent: the frames judged so far
+                return results
             tried: list[tuple[Found, float]] = []
             for quad in outlines:
                 tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray))

@@ -249,7 +249,7 @@ def test_the_same_pixels_are_searched_for_segments_and_lattices_once() -> None:
 def test_the_search_runs_numpy_s_blas_on_its_own_thread_and_restores_it() -> None:
     from threadpoolctl import threadpool_info
 
-    from scanner.locate.attempts import one_blas_thread
+    from scanner.locate import one_blas_thread
 
     def blas_threads() -> list[int]:
         return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
