@@ -44,17 +44,24 @@ def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSet
 
 
 def on_surfaces(
-    small: np.ndarray, mask: np.ndarray, table: np.ndarray, count: int, settings: LocatorSettings
+    small: np.ndarray,
+    mask: np.ndarray,
+    table: np.ndarray,
+    min_side: float,
+    count: int,
+    settings: LocatorSettings,
 ) -> np.ndarray:
-    """uint8 mask of what lies on the surfaces the mask's most central ``count`` blobs may be (a mat, a
-    cloth under the kingdom): inside each blob, the pixels unlike the table's colours and the colours
-    along the blob's own rim (``table_palette`` of them). A kingdom's own blob gives its inner artwork
-    unlike its outer squares, which the judge refuses as it refuses any rough outline."""
+    """uint8 mask of what lies on the surfaces the mask's most central ``count`` blobs at least
+    ``min_side`` pixels across may be (a mat, a cloth under the kingdom; a smaller blob holds no readable
+    kingdom): inside each blob, the pixels unlike the table's colours and the colours along the blob's own
+    rim (``table_palette`` of them). A kingdom's own blob gives its inner artwork unlike its outer
+    squares, which the judge refuses as it refuses any rough outline."""
     side = max(3, round(settings.surface_rim * max(small.shape[:2])) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours = [c for c in contours if min(cv2.boundingRect(c)[2:]) >= min_side]
     middle = np.array([small.shape[1] / 2, small.shape[0] / 2])
-    contours = sorted(contours, key=lambda c: float(np.linalg.norm(c.reshape(-1, 2).mean(axis=0) - middle)))
+    contours.sort(key=lambda c: float(np.linalg.norm(c.reshape(-1, 2).mean(axis=0) - middle)))
     lab = table_lab(small)
     found = np.zeros_like(mask)
     for contour in contours[:count]:

@@ -380,7 +380,7 @@ def regions(view: View) -> list[Found]:
         start = time.perf_counter()
         # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
         # experiments.md, "The mat under the kingdom is a region too")
-        blobs = on_surfaces(small, mask, table, settings.regions, settings) if surfaces else mask
+        blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings) if surfaces else mask
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
         for outlines in outlines_of_blobs:

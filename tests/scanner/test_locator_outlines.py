@@ -96,6 +96,19 @@ def test_a_kingdom_on_a_mat_is_the_region_unlike_the_mat_and_the_table() -> None
     # against the photo's border alone, the mat and the kingdom are one region: the mat's outline
     (outline,) = blob_outlines(mask, 50, 1)[:1]
     assert np.abs(outline - mat).max() < 10
-    inner = on_surfaces(image, mask, table, 1, SETTINGS)
+    inner = on_surfaces(image, mask, table, 50, 1, SETTINGS)
     outline = blob_outlines(inner, 50, 1)[0]
     assert np.abs(outline - kingdom).max() < 22 / 2  # within half a square of the kingdom's outline
+
+
+def test_a_crumb_nearer_the_middle_than_the_mat_is_no_surface() -> None:
+    image, _, kingdom = kingdom_on_mat()
+    canvas = np.empty((480, 720, 3), np.uint8)
+    canvas[:] = image[0, 0]  # more wood on the left: the mat lies right of the photo's middle
+    canvas[:, 240:] = image
+    canvas[230:250, 272:292] = (200, 40, 40)  # a blue crumb on the wood, nearer the middle than the mat
+    table = border_colours(canvas, SETTINGS)
+    mask = unlike_table_mask(canvas, table, SETTINGS)
+    inner = on_surfaces(canvas, mask, table, 50, 1, SETTINGS)
+    outline = blob_outlines(inner, 50, 1)[0]
+    assert np.abs(outline - (kingdom + [240, 0])).max() < 22 / 2
