@@ -359,8 +359,9 @@ def regions(view: View) -> list[Found]:
     on the seams and judged, on the coarse copy when its squares are large enough there
     (``coarse_min_square_px``), else on the view itself. The judge chooses among the blob's frames
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
-    no blob of the photo's own regions gives such a frame, the blobs on the surfaces those regions
-    may be (a mat, a cloth: scanner.locate.regions.on_surfaces) are tried, both shapes of each judged."""
+    no blob of the photo's own regions gives such a frame, or one is framed on the table's lattice (then
+    before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
+    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -396,9 +397,12 @@ def regions(view: View) -> list[Found]:
                     break
             results.append(_on_view(view, best, at))
             # a blob framed on the table's lattice (a mat's cells) is no outline of the kingdom: the
-            # surfaces are looked into, and a frame there on the kingdom's own lattice takes its place
+            # surfaces are looked into before any less central blob (a neighbour's kingdom beside the mat),
+            # and a frame there on the kingdom's own lattice takes its place
             if best.verdict.accepted and not table_lattice(best.verdict, settings):
                 return [f for f in results if not (f.verdict.accepted and table_lattice(f.verdict, settings))]
+            if best.verdict.accepted and not surfaces:
+                break
     return results
 
 
