@@ -241,8 +241,9 @@ def fast(view: View) -> Found | None:
             central = covers(found.homography, found.size, image_centre(gray.shape))
             # a frame on the table's lattice (a mat's bold lines outlast the seams on the coarser look) never
             # decides here
-            decides = found.sure and found.verdict.accepted and central and not found.verdict.tiles_beside(settings)
-            if decides and not table_lattice(found.verdict, settings):
+            verdict = found.verdict
+            decides = found.sure and verdict.accepted and central and not verdict.tiles_beside(settings)
+            if decides and not table_lattice(verdict, settings):
                 break
     if not found.size:
         return found
