@@ -39,7 +39,7 @@ from scanner.locate.placement import place, placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
-from scanner.locate.segments import CENTRAL, LSD_SCALE, Focus, find_segments
+from scanner.locate.segments import CENTRAL, Focus, find_segments
 from scanner.locate.settings import LocatorSettings
 
 
@@ -139,9 +139,9 @@ class View:
             self._add("locate.downscale", start)
         return self._coarse or None
 
-    def segments(self, gray: np.ndarray, scale: float = LSD_SCALE) -> np.ndarray:
-        """``find_segments`` of a grey copy (LSD reducing it by ``scale``), once for the same pixels."""
-        return self.remembered(("segments", _digest(gray), scale), lambda: find_segments(gray, scale))
+    def segments(self, gray: np.ndarray) -> np.ndarray:
+        """``find_segments`` of a grey copy, once for the same pixels."""
+        return self.remembered(("segments", _digest(gray)), lambda: find_segments(gray))
 
     def lattice(self, segs: np.ndarray, shape: tuple, peaks: int, focus: Focus, tiles: float, central: bool):
         """``find_lattice`` of segments (then ``most_central`` when ``central``), once for the same ones."""
@@ -225,28 +225,15 @@ def fast(view: View) -> Found | None:
     if coarse is None:
         return None  # no coarse copy worth the name: the whole search is just as fast
     small, gray, factor = coarse
-    settings = view.settings
-    # LSD reducing the copy further first (large squares keep their seams there, at a fraction of the cost);
-    # a frame that would not decide alone (see attempts._fast) is looked for again at LSD's usual reduction
-    # (docs/experiments.md, "LSD reducing the fast attempt's copy to half")
-    for lsd_scale in dict.fromkeys((settings.coarse_lsd_scale, LSD_SCALE)):
-        start = time.perf_counter()
-        segs = view.segments(gray, lsd_scale)
-        view._add("locate.segments", start)
-        found = lattice_search(small, gray, segs, view, 1 / factor, CENTRAL)
-        if found.size:
-            found.sure = square_px(frame_corners(found.homography, found.size), found.size) >= (
-                settings.coarse_min_square_px
-            )
-            central = covers(found.homography, found.size, image_centre(gray.shape))
-            # a frame on the table's lattice (a mat's bold lines outlast the seams on the coarser look) never
-            # decides here
-            verdict = found.verdict
-            decides = found.sure and verdict.accepted and central and not verdict.tiles_beside(settings)
-            if decides and not table_lattice(verdict, settings):
-                break
+    start = time.perf_counter()
+    segs = view.segments(gray)
+    view._add("locate.segments", start)
+    found = lattice_search(small, gray, segs, view, 1 / factor, CENTRAL)
     if not found.size:
         return found
+    found.sure = square_px(frame_corners(found.homography, found.size), found.size) >= (
+        view.settings.coarse_min_square_px
+    )
     found.cropped = photo_frame(found.homography, found.size, gray.shape) is not None
     found.homography = np.diag([factor, factor, 1.0]) @ found.homography
     return found

@@ -14,15 +14,12 @@ import numpy as np
 
 from scanner.geometry import apply_homography
 
-LSD_SCALE = 0.8  # LSD's own reduction of the image before it looks (OpenCV's default)
 
-
-def find_segments(gray: np.ndarray, scale: float = LSD_SCALE) -> np.ndarray:
-    """LSD segments (n, 4) x1 y1 x2 y2 longer than a few pixels, in ``gray``'s pixels; ``scale``: LSD's
-    own Gaussian reduction of the image before it looks (less is faster and sees only the coarser lines)."""
+def find_segments(gray: np.ndarray) -> np.ndarray:
+    """LSD segments (n, 4) x1 y1 x2 y2 longer than a few pixels."""
     # local contrast normalisation: dim, warm evening photos otherwise lose most seams
     equalised = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8)).apply(gray)
-    lines = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD, scale=scale).detect(equalised)[0]
+    lines = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD).detect(equalised)[0]
     if lines is None:
         return np.zeros((0, 4))
     lines = lines.reshape(-1, 4).astype(np.float64)

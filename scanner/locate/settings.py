@@ -38,7 +38,6 @@ class LocatorSettings:
     work_side: int = 1600  # longest side of the copy the lattice is searched on
     coarse_side: int = 1000  # the fast attempt's copy: reduced by an integer factor to at most this side
     coarse_min_square_px: float = 28  # the fast attempt decides alone only with squares this large there
-    coarse_lsd_scale: float = 0.5  # LSD's own reduction there first (then its usual one, unless sure)
     window_side: float = 0.5  # windows: this share of the photo's width and height
     window_stride: float = 0.25  # windows: a quarter of the photo apart
     small_windows: tuple[float, ...] = (0.15, 0.1)  # half-sides of the small windows (of the longest side)

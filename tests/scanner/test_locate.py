@@ -372,17 +372,3 @@ def test_a_blurred_photo_is_found_on_a_reduced_or_sharpened_copy() -> None:
 
 def test_a_sharp_photo_is_not_marked_deblurred() -> None:
     assert not locate_kingdom(generate_scene(1, size=SIZE).image).deblurred
-
-
-@pytest.mark.parametrize("seed", [1, 4, 16])
-def test_the_fast_attempt_finds_the_same_frame_when_lsd_reduces_its_copy_more(seed: int) -> None:
-    # the fast attempt's copy is searched with LSD reducing it to half (cheaper): the same frame as at LSD's
-    # default reduction (docs/experiments.md, "LSD reducing the fast attempt's copy to half")
-    scene = generate_scene(seed, size=SIZE)
-    _, truth_corners = scene.upright()
-    usual = locate_kingdom(scene.image, settings=LocatorSettings(coarse_lsd_scale=0.8))
-    halved = locate_kingdom(scene.image, settings=LocatorSettings(coarse_lsd_scale=0.5))
-    assert DEFAULT_SETTINGS.coarse_lsd_scale == 0.5
-    assert halved.grid_size == usual.grid_size and halved.path == usual.path
-    assert corner_error(halved.corners, truth_corners, halved.grid_size) < 0.25
-    assert corner_error(halved.corners, usual.corners, halved.grid_size) < 0.05
