@@ -154,10 +154,14 @@ def place(
     n: int,
     sizes: tuple[int, ...],
     settings: LocatorSettings,
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> Placement | None:
     """The best window of ``sizes`` on the frame's lattice within ``settings.max_shift`` squares of it
-    (None when no window can be judged: too little table in view, a cropped board)."""
-    descriptors, artwork_cell, inside = describe_cells(image, grid_to_image, n, settings)
+    (None when no window can be judged: too little table in view, a cropped board). ``described``: the
+    frame's ``describe_cells``, when already made (it does not depend on ``max_shift``)."""
+    if described is None:
+        described = describe_cells(image, grid_to_image, n, settings)
+    descriptors, artwork_cell, inside = described
     cells = descriptors.shape[0]
     alike = alike_cells(descriptors, settings)  # once: every window's ring is among these cells
     tiles = artwork_cell > settings.artwork_unlike  # cells of printed artwork, whichever window holds them

@@ -35,7 +35,7 @@ from scanner.geometry import (
 from scanner.locate.border import border_colours, colourful_patches, segments_on, unlike_pixels
 from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
-from scanner.locate.placement import place, placed_frame
+from scanner.locate.placement import describe_cells, place, placed_frame
 from scanner.locate.refine import refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
@@ -255,13 +255,17 @@ def confirm(view: View, found: Found) -> Found:
             homography = refine(view.gray, homography, found.size, settings.fine_cell_px)
         # the refit may slide onto a mat's lines: what lies around the frame is looked at again, on the view
         here = replace(settings, max_shift=0)
-        around = None if view.grayscale else place(view.colour, homography, found.size, (found.size,), here)
+        cells = None if view.grayscale else describe_cells(view.colour, homography, found.size, settings)
+        around = (
+            None if cells is None else place(view.colour, homography, found.size, (found.size,), here, cells)
+        )
         if not_around_kingdom(around, settings):
             verdict.refusal = NoGridFound()
         elif around is not None:
             # judged where it now lies: the coarse copy's placement was of the frame before it slid, and a
             # refit onto a mat's lines across the kingdom leaves windows beside it nearly as good (unsure)
-            verdict.placement = place(view.colour, homography, found.size, (found.size,), settings) or around
+            sizes = (found.size,)
+            verdict.placement = place(view.colour, homography, found.size, sizes, settings, cells) or around
     view._add("locate.fine_refine", start)
     return Found(homography, found.size, found.others, verdict, found.sure)
 
