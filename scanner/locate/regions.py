@@ -69,7 +69,7 @@ def on_surfaces(
         cv2.drawContours(blob, [contour], -1, 255, -1)
         inner = cv2.erode(blob, kernel)
         rim = lab[(blob > 0) & (inner == 0)]
-        if len(rim) < settings.table_palette * 10:
+        if len(rim) < settings.table_palette * settings.rim_pixels_per_colour:
             continue
         colours = palette(rim, settings.table_palette)
         unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings)

@@ -265,7 +265,7 @@ def confirm(view: View, found: Found) -> Found:
             # judged where it now lies: the coarse copy's placement was of the frame before it slid, and a
             # refit onto a mat's lines across the kingdom leaves windows beside it nearly as good (unsure)
             sizes = (found.size,)
-            verdict.placement = place(view.colour, homography, found.size, sizes, settings, cells) or around
+            verdict.placement = place(view.colour, homography, found.size, sizes, settings, cells)
     view._add("locate.fine_refine", start)
     return Found(homography, found.size, found.others, verdict, found.sure)
 

@@ -96,6 +96,7 @@ class LocatorSettings:
     ring_consensus: float = 0.2  # a cell is table-like when it looks like this share of the ring's cells
     min_ring_cells: int = 8  # ring cells in the photo needed to say what the table looks like
     table_palette: int = 4  # colours (k-means) of the outermost ring described: the table around a frame
+    rim_pixels_per_colour: int = 10  # a surface's rim this thin per palette colour is too few pixels to name
     ring_palette: int = 3  # colours (k-means) of the band around an outline fitted to its seams
     artwork_unlike: float = 0.5  # a cell is artwork when more than this share of its pixels is unlike them
     max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
