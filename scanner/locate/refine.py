@@ -23,18 +23,11 @@ MIN_SHARPNESS = 0.25  # the least weight of a family of lines: its seams still c
 
 
 def refine(
-    gray: np.ndarray,
-    grid_to_work: np.ndarray,
-    n: int,
-    cell: int = REFINE_CELL_PX,
-    keep_outline: bool = False,
-    table: np.ndarray | None = None,
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX, keep_outline: bool = False
 ) -> np.ndarray:
     """Move each frame line onto the strongest nearby seam, then refit the homography.
 
     ``keep_outline``: the outer lines stay where they are (a cropped board's outline is the photo's edge).
-    ``table``: the frame's cells that show the table ((n, n) booleans, ``placement.table_cells``), when
-    known: a side's seam is then looked for only a little into the table beside it (``table_reach``).
     """
     to_rect = _to_rect(cell)
     rect = _rectified(gray, grid_to_work, n, cell)
@@ -43,11 +36,8 @@ def refine(
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
-    allowed_h = allowed_v = None
-    if table is not None:
-        allowed_h, allowed_v = table_reach(offsets, n, cell, table), table_reach(offsets, n, cell, table.T)
-    fitted_h = _fit_lines(gy, bases, offsets, n, cell, allowed_h)
-    fitted_v = _fit_lines(gx.T, bases, offsets, n, cell, allowed_v)[:, [1, 0, 2]]  # as rows, then transposed
+    fitted_h = _fit_lines(gy, bases, offsets, n, cell)
+    fitted_v = _fit_lines(gx.T, bases, offsets, n, cell)[:, [1, 0, 2]]  # fitted as rows, then transposed
     # a family of lines whose seams the blur smeared away has nothing to move onto: it stays
     sharp_h, sharp_v = axis_sharpness(rect, n, cell)
     if sharp_h < SMEARED:
@@ -247,24 +237,15 @@ def _cell_spans(n: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
     return starts, (cell / 2 + (np.arange(n) + 0.9) * cell).astype(int)
 
 
-def _fit_lines(
-    grad: np.ndarray,
-    bases: np.ndarray,
-    offsets: np.ndarray,
-    n: int,
-    cell: int,
-    allowed: np.ndarray | None = None,
-) -> np.ndarray:
+def _fit_lines(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int) -> np.ndarray:
     """Homogeneous lines (rectified px), one through the seam nearest to each row ``bases[k]``: (lines, 3).
 
-    Each cell votes for the strongest gradient row near the line (if it stands out of its profile), among
-    the ``allowed`` offsets ((lines, offsets, n) booleans; all by default); a weighted least-squares line
-    through the votes drops the far ones twice; too few votes keep the nominal line.
+    Each cell votes for the strongest gradient row near the line (if it stands out of its profile);
+    a weighted least-squares line through the votes drops the far ones twice; too few votes keep the
+    nominal line.
     """
     profiles = _smoothed_profiles(grad, bases, offsets, n, cell)
-    if allowed is None:
-        allowed = np.ones(profiles.shape, bool)
-    best, peak, contrast, inside = _peaks(profiles, allowed)
+    best, peak, contrast, inside = _peaks(profiles, np.ones(profiles.shape, bool))
     votes = (contrast >= SEAM_CONTRAST) & inside
     starts, ends = _cell_spans(n, cell)
     x = np.broadcast_to((starts + ends) / 2, best.shape)
