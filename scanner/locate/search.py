@@ -616,17 +616,15 @@ def judged(
     settings = view.settings
     start = time.perf_counter()
     outline = photo_frame(grid_to_work, size, gray.shape)
+    for _ in range(2):
+        grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
     if outline is None:
-        # all sides at once, none from the table's pattern beside them (a mat's lines in a hole or around
-        # the kingdom): each line fitted alone follows them (docs/experiments.md, "Seams only where they
-        # border artwork")
+        # then all sides at once, none from the table's pattern beside them (a mat's lines in a hole or
+        # around the kingdom), which lines fitted one by one follow (docs/experiments.md, "Seams only where
+        # they border artwork"); a frame filling the photo may have the photo's edge for its outline
         table = None if view.grayscale else table_cells(work, grid_to_work, size, settings)
-        grid_to_work = fit_frame(
-            gray, grid_to_work, size, replace(settings, fine_cell_px=settings.refine_cell_px), table
-        )
-    else:  # a frame filling the photo: its outline may be the photo's edge, and each line is fitted alone
-        for _ in range(2):
-            grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
+        fine = replace(settings, fine_cell_px=settings.refine_cell_px)
+        grid_to_work = fit_frame(gray, grid_to_work, size, fine, table)
     placement = None
     if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
         grid_to_work, size, placement = placed_frame(work, gray, grid_to_work, size, view.grid, settings)
