@@ -48,7 +48,7 @@ from scanner.geometry import (
 from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
-from scanner.locate.placement import fit_outline, placed_frame
+from scanner.locate.placement import fit_outline, placed_frame, table_cells
 from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
     LocatorRefusal,
@@ -541,7 +541,10 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     on_seams = snapped is corners  # a cropped board's outline is the photo's edge: no seam to fit it to
     if on_seams:
         start = time.perf_counter()
-        homography = fit_frame(view.gray, homography, size, settings)
+        # a hole in the kingdom shows the table's pattern, no seam of it (docs/experiments.md, "Seams only
+        # where they border artwork")
+        table = None if view.grayscale else table_cells(view.colour, homography, size, settings)
+        homography = fit_frame(view.gray, homography, size, settings, table)
         snapped = frame_corners(homography, size)
         view.timings["locate.fit_frame"] = time.perf_counter() - start
     corners = upright_corners(snapped)

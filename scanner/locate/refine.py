@@ -196,6 +196,41 @@ def _smoothed_profiles(
     return 0.25 * padded[:, :-2] + 0.5 * padded[:, 1:-1] + 0.25 * padded[:, 2:]
 
 
+def table_reach(offsets: np.ndarray, n: int, cell: int, table: np.ndarray) -> np.ndarray:
+    """Which offsets from each side of the frame's rows' lines a seam is looked for at: (lines, offsets,
+    n) booleans. The table's own pattern is no seam (a mat's printed lines, a cloth's checks): beyond the
+    outline, and into any cell of the frame that shows the table (``table``, (n, n) booleans: a hole in
+    the kingdom), a side's seam is looked for only a little (``OUTWARD_SQUARES``), where the artwork's
+    edge may lie; a side with the table on both sides has no seam of the kingdom to show (docs/
+    experiments.md, "Seams only where they border artwork"). For the columns' lines, pass ``table.T``."""
+    around = np.pad(np.asarray(table, bool), 1, constant_values=True)  # the ring outside: the table
+    before, after = around[: n + 1, 1 : n + 1], around[1:, 1 : n + 1]  # the cells above and below a side
+    outward = OUTWARD_SQUARES * cell
+    shift = np.asarray(offsets)[None, :, None]
+    allowed = ~((before[:, None, :] & (shift < -outward)) | (after[:, None, :] & (shift > outward)))
+    return allowed & ~(before & after)[:, None, :]
+
+
+def _peaks(profiles: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per side of ``profiles`` (lines, offsets, n), among the ``allowed`` offsets: the strongest offset's
+    index, its value, its contrast to the side's median, and whether it is a peak inside the allowed
+    span (not at its end, where the strongest row may lie beyond it); a side with no offset allowed has
+    none."""
+    masked = np.where(allowed, profiles, -np.inf)
+    best = np.argmax(masked, axis=1)  # (lines, n)
+    peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
+    if allowed.all():
+        median = np.median(profiles, axis=1)
+    else:  # a side with nothing allowed keeps its whole profile here (it has no peak anyway)
+        kept = allowed | ~allowed.any(axis=1, keepdims=True)
+        median = np.nanmedian(np.where(kept, profiles, np.nan), axis=1)
+    contrast = peak / (median + 1e-6)
+    first = np.argmax(allowed, axis=1)
+    last = allowed.shape[1] - 1 - np.argmax(allowed[:, ::-1], axis=1)
+    inside = allowed.any(axis=1) & (best > first) & (best < last)
+    return best, peak, contrast, inside
+
+
 def _cell_spans(n: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
     """First and past-the-end pixel of the middle 80 % of each cell along a rectified line."""
     starts = (cell / 2 + (np.arange(n) + 0.1) * cell).astype(int)
@@ -210,10 +245,8 @@ def _fit_lines(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int,
     nominal line.
     """
     profiles = _smoothed_profiles(grad, bases, offsets, n, cell)
-    best = np.argmax(profiles, axis=1)  # (lines, n)
-    peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
-    contrast = peak / (np.median(profiles, axis=1) + 1e-6)
-    votes = (contrast >= SEAM_CONTRAST) & (best > 0) & (best < len(offsets) - 1)
+    best, peak, contrast, inside = _peaks(profiles, np.ones(profiles.shape, bool))
+    votes = (contrast >= SEAM_CONTRAST) & inside
     starts, ends = _cell_spans(n, cell)
     x = np.broadcast_to((starts + ends) / 2, best.shape)
     y = np.asarray(bases).reshape(-1, 1) + offsets[best]
@@ -255,7 +288,11 @@ OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edg
 
 
 def fit_frame(
-    gray: np.ndarray, grid_to_work: np.ndarray, n: int, settings: LocatorSettings = DEFAULT_SETTINGS
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    settings: LocatorSettings = DEFAULT_SETTINGS,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
     """The frame's homography fitted at once to every side's seam: each side of the lattice that shows a
     seam near it votes for where its line passes there, and one homography is fitted to all the votes
@@ -263,30 +300,31 @@ def fit_frame(
     seams are faint (fewer sides on one than the judge asks: accepted on its artwork's evidence) keeps
     its place when the fit would leave still fewer: blur smeared along a diagonal of the lattice keeps
     both families' weight, and their votes follow the smear (docs/experiments.md, "The judge chooses in
-    a blob")."""
+    a blob"). ``table``: the frame's cells that show the table, when known (``table_reach``)."""
+    table = np.zeros((n, n), bool) if table is None else table
     fitted = grid_to_work
     for _ in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, settings.fine_cell_px)
+        fitted = _fit_pass(gray, fitted, n, settings.fine_cell_px, table)
     before = seam_support(gray, grid_to_work, n)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted
     return grid_to_work
 
 
-def _fit_pass(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int) -> np.ndarray:
+def _fit_pass(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int, table: np.ndarray) -> np.ndarray:
     rect = _rectified(gray, grid_to_work, n, cell)
     sharp_rows, sharp_cols = axis_sharpness(rect, n, cell)
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
     votes = []
-    for grad, sharp, column in (
-        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, False),
-        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, True),
+    for grad, sharp, column, cells in (
+        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, False, table),
+        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, True, table.T),
     ):
         if sharp < SMEARED:
             continue  # the blur smeared these seams away: they cannot place their lines
-        along, across, line, weight = _side_votes(grad, bases, offsets, n, cell)
+        along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
         votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))
     solved = _solve_frame(votes, n)
@@ -294,24 +332,14 @@ def _fit_pass(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int) -> 
 
 
 def _side_votes(
-    grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int
+    grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int, table: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Where each side of the lines ``bases`` shows its seam: (along, across, line, weight) of the sides
-    whose strongest gradient row near the line stands out of its profile (rectified px, sub-pixel)."""
+    whose strongest gradient row near the line stands out of its profile (rectified px, sub-pixel);
+    ``table``: the frame's cells that show the table (``table_reach``)."""
     profiles = _smoothed_profiles(grad, bases, offsets, n, cell)
-    # beyond the frame's outline lies the table, whose pattern is no seam: the outline's own edge is
-    # looked for only a little outward
-    outward = OUTWARD_SQUARES * cell
-    first = np.where(np.arange(len(bases)) == 0, np.searchsorted(offsets, -outward), 0)
-    last = np.where(
-        np.arange(len(bases)) == n, np.searchsorted(offsets, outward, side="right") - 1, len(offsets) - 1
-    )
-    allowed = (np.arange(len(offsets)) >= first[:, None]) & (np.arange(len(offsets)) <= last[:, None])
-    profiles = np.where(allowed[:, :, None], profiles, np.nan)
-    best = np.nanargmax(profiles, axis=1)  # (lines, n)
-    peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
-    contrast = peak / (np.nanmedian(profiles, axis=1) + 1e-6)
-    voted = (contrast >= SEAM_CONTRAST) & (best > first[:, None]) & (best < last[:, None])
+    best, peak, contrast, inside = _peaks(profiles, table_reach(offsets, n, cell, table))
+    voted = (contrast >= SEAM_CONTRAST) & inside
     inner = np.clip(best, 1, len(offsets) - 2)
     before = np.take_along_axis(profiles, (inner - 1)[:, None, :], axis=1)[:, 0]
     after = np.take_along_axis(profiles, (inner + 1)[:, None, :], axis=1)[:, 0]

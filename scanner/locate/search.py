@@ -35,8 +35,8 @@ from scanner.geometry import (
 from scanner.locate.border import border_colours, colourful_patches, segments_on, unlike_pixels
 from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
-from scanner.locate.placement import describe_cells, place, placed_frame
-from scanner.locate.refine import refine, seam_support
+from scanner.locate.placement import describe_cells, place, placed_frame, table_cells
+from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments
@@ -618,6 +618,13 @@ def judged(
     outline = photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
+    if outline is None:
+        # then all sides at once, none from the table's pattern beside them (a mat's lines in a hole or
+        # around the kingdom), which lines fitted one by one follow (docs/experiments.md, "Seams only where
+        # they border artwork"); a frame filling the photo may have the photo's edge for its outline
+        table = None if view.grayscale else table_cells(work, grid_to_work, size, settings)
+        fine = replace(settings, fine_cell_px=settings.refine_cell_px)
+        grid_to_work = fit_frame(gray, grid_to_work, size, fine, table)
     placement = None
     if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
         grid_to_work, size, placement = placed_frame(work, gray, grid_to_work, size, view.grid, settings)

@@ -7,6 +7,8 @@ import numpy as np
 
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import fit_frame
+from scanner.locate.placement import table_cells
+from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
 
@@ -85,3 +87,46 @@ def test_a_photo_without_seams_leaves_the_frame_where_it_was() -> None:
     gray = np.full((600, 600), 128, np.uint8)
     frame = frame_homography(np.float64([[100, 100], [500, 120], [480, 500], [90, 480]]), n)
     assert np.allclose(fit_frame(gray, frame, n), frame)
+
+
+def _kingdom_with_holes(n: int, holes: set, mat_shift: float) -> np.ndarray:
+    """A drawn N×N kingdom on a cutting mat whose lines run one square apart, ``mat_shift`` squares off the
+    kingdom's seams; the squares in ``holes`` hold no tile, and show the mat."""
+    rng = np.random.default_rng(3)
+    side = (n + 2) * SQUARE
+    image = np.full((side, side, 3), (150, 95, 30), np.uint8)
+    for position in np.arange(mat_shift, n + 2) * SQUARE:
+        at = int(position)
+        image[:, at : at + 3] = 235
+        image[at : at + 3] = 235
+    for row in range(n):
+        for col in range(n):
+            if (row, col) in holes:
+                continue
+            colour = rng.integers(40, 220, 3)
+            tile = np.clip(colour + rng.normal(0, 25, (SQUARE - 2, SQUARE - 2, 3)), 0, 255).astype(np.uint8)
+            top, left = (row + 1) * SQUARE + 1, (col + 1) * SQUARE + 1
+            image[top - 1 : top + SQUARE - 1, left - 1 : left + SQUARE - 1] = 25
+            image[top : top + SQUARE - 2, left : left + SQUARE - 2] = tile
+    return image
+
+
+def test_a_mats_lines_in_the_kingdom_s_holes_do_not_pull_the_frame() -> None:
+    # a whole empty row and two more holes show the mat's lines a fifth of a square off the kingdom's seams:
+    # fitted on every side, the frame slides onto them (about a third of a square); the sides that border
+    # the table on both sides give no seam, and the others look for theirs only a little into a hole
+    n = 5
+    holes = {(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (2, 1), (2, 3)}
+    drawn = _kingdom_with_holes(n, holes, mat_shift=0.2)
+    side = drawn.shape[0]
+    flat = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    seen = np.float32([[120, 80], [side + 60, 130], [side + 20, side + 90], [90, side + 40]])
+    to_photo = cv2.getPerspectiveTransform(flat, seen).astype(np.float64)
+    photo = cv2.warpPerspective(drawn, to_photo, (side + 200, side + 200), borderValue=(150, 95, 30))
+    truth = to_photo @ np.array([[SQUARE, 0, SQUARE], [0, SQUARE, SQUARE], [0, 0, 1.0]])
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    table = table_cells(photo, truth, n, DEFAULT_SETTINGS)
+    assert table is not None and {tuple(cell) for cell in np.argwhere(table)} == holes
+    rough = _off(truth, n, [[-0.2, 0.1], [0.1, 0.2], [0.0, -0.25], [0.2, 0.1]])
+    for start in (truth, rough):
+        assert _error(fit_frame(gray, start, n, DEFAULT_SETTINGS, table), truth, n) < 0.06

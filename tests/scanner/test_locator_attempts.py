@@ -106,13 +106,16 @@ def test_a_lattice_of_the_cloth_across_the_kingdom_does_not_take_the_outline_s_p
     # and the judge scores it lower, so it does not replace the outline's frame. The outline's frame is sure
     # by default (the judge chooses among the frames of the outline) and settles the search at once: asked
     # for more seams before a frame is sure, it waits for the whole photo's lattice, which must not win
+    # (since the joint fit leaves the cloth's checks beside a side out, that lattice is refused outright:
+    # docs/experiments.md, "Seams only where they border artwork")
     from benchmarks.outside import hard as outside
 
     jpeg, truth = outside.generate(200086)
     photo = load_photo(jpeg, max_side=DECODE_MAX_SIDE)
     assert locate_kingdom(photo.image).found_by == "regions"
     located = locate_kingdom(photo.image, settings=dataclasses.replace(DEFAULT_SETTINGS, unsure_margin=0.3))
-    assert "whole=accepted" in located.path and located.found_by == "regions", located.path
+    assert any(step.startswith("whole=") for step in located.path), located.path
+    assert located.found_by == "regions", located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
     assert min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4)) < 0.25
 
@@ -149,6 +152,14 @@ def test_an_unsure_lattice_on_a_mat_s_lines_gives_way_to_the_kingdom_s_outline_o
     # mat's lines across the kingdom, a square off and unsure (a window beside it nearly as good); it waits
     # for the colour outlines, and the judge prefers the kingdom's outline on the mat to it
     assert _dev_photo_error(100135) < 0.25
+
+
+@pytest.mark.slow
+def test_a_mat_s_lines_in_the_kingdom_s_holes_and_around_it_do_not_pull_the_outline_s_frame() -> None:
+    # a dev photo of the hard bench (a 5×5 with four holes on a cutting mat): lines fitted one by one slide
+    # the outline's frame onto the mat's lines (refused; a window's frame 1.7 squares off was returned);
+    # fitted jointly, with no seam looked for in the mat beside a side, it stays on the kingdom
+    assert _dev_photo_error(100034) < 0.25
 
 
 @pytest.mark.slow
