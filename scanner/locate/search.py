@@ -516,7 +516,9 @@ def lattice_search(
         view._add("locate.lattice", start)
         if lattice is not None:
             other = judged(work, gray, *lattice, view, scale, min_support)
-            found = other if better(other.verdict, found.verdict, settings) else found
+            found = (
+                other if preference(other.verdict, settings) > preference(found.verdict, settings) else found
+            )
     return found
 
 
@@ -531,16 +533,6 @@ def table_lattice(verdict: Verdict, settings: LocatorSettings) -> bool:
         placement.artwork_outside > settings.max_artwork_outside
         or placement.table_share >= settings.table_lattice_share
     )
-
-
-def better(one: Verdict, other: Verdict, settings: LocatorSettings) -> bool:
-    """Whether a frame's verdict beats another's: accepted first, then not on the table's lattice, then
-    the judge's score."""
-
-    def rank(verdict: Verdict) -> tuple:
-        return (verdict.accepted, not table_lattice(verdict, settings), verdict.score)
-
-    return rank(one) > rank(other)
 
 
 def table_lines(
