@@ -149,18 +149,11 @@ def table_like(
 
 
 def table_cells(
-    image: np.ndarray,
-    grid_to_image: np.ndarray,
-    n: int,
-    settings: LocatorSettings,
-    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: LocatorSettings
 ) -> np.ndarray | None:
     """Which of the frame's squares show the table ((n, n) booleans: they look like its ring, as
-    ``table_like`` says: a hole in the kingdom); None when too little of the ring is in the photo to say.
-    ``described``: the frame's ``describe_cells``, when already made."""
-    descriptors, artwork, inside = (
-        describe_cells(image, grid_to_image, n, settings) if described is None else described
-    )
+    ``table_like`` says: a hole in the kingdom); None when too little of the ring is in the photo to say."""
+    descriptors, artwork, inside = describe_cells(image, grid_to_image, n, settings)
     judged = table_like(descriptors, artwork, inside, (REACH, REACH, n), settings)
     return None if judged is None else judged[0]
 

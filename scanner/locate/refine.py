@@ -293,6 +293,7 @@ def fit_frame(
     n: int,
     settings: LocatorSettings = DEFAULT_SETTINGS,
     table: np.ndarray | None = None,
+    cell_px: int | None = None,
 ) -> np.ndarray:
     """The frame's homography fitted at once to every side's seam: each side of the lattice that shows a
     seam near it votes for where its line passes there, and one homography is fitted to all the votes
@@ -300,11 +301,13 @@ def fit_frame(
     seams are faint (fewer sides on one than the judge asks: accepted on its artwork's evidence) keeps
     its place when the fit would leave still fewer: blur smeared along a diagonal of the lattice keeps
     both families' weight, and their votes follow the smear (docs/experiments.md, "The judge chooses in
-    a blob"). ``table``: the frame's cells that show the table, when known (``table_reach``)."""
+    a blob"). ``table``: the frame's cells that show the table, when known (``table_reach``); ``cell_px``:
+    the rectified square it fits at (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
+    cell = settings.fine_cell_px if cell_px is None else cell_px
     fitted = grid_to_work
     for _ in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, settings.fine_cell_px, table)
+        fitted = _fit_pass(gray, fitted, n, cell, table)
     before = seam_support(gray, grid_to_work, n)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted

@@ -615,8 +615,7 @@ def judged(
         # around the kingdom), which lines fitted one by one follow (docs/experiments.md, "Seams only where
         # they border artwork"); a frame filling the photo may have the photo's edge for its outline
         table = None if view.grayscale else table_cells(work, grid_to_work, size, settings)
-        fine = replace(settings, fine_cell_px=settings.refine_cell_px)
-        grid_to_work = fit_frame(gray, grid_to_work, size, fine, table)
+        grid_to_work = fit_frame(gray, grid_to_work, size, settings, table, settings.refine_cell_px)
     placement = None
     if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
         grid_to_work, size, placement = placed_frame(work, gray, grid_to_work, size, view.grid, settings)
