@@ -46,6 +46,8 @@ from benchmarks.scenes import (
     _place_kingdom,
     _project,
     camera_projection,
+    fits_photo,
+    world_canvas,
 )
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Terrain
 
@@ -297,9 +299,7 @@ def generate_hard_scene(
     for _ in range(60):
         projection, camera = _camera(rng, width, height, frame_width, fraction, options["tilt"])
         corners = _project(plane_homography(projection), frame)
-        inside = (corners.min(0) > 0.02 * width).all() and (
-            corners.max(0) < np.array([width, height]) * 0.98
-        ).all()
+        inside = fits_photo(corners, width, height)
         if inside and not _is_mirrored(corners):
             break
         if inside:  # mirrored: flip the camera's x axis
@@ -310,12 +310,7 @@ def generate_hard_scene(
     corners = _project(homography, frame)
 
     inverse = np.linalg.inv(homography)
-    seen = _project(inverse, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
-    limit = 8 * frame_width
-    lo = np.clip(seen.min(0), -limit, limit) - 20
-    hi = np.clip(seen.max(0), -limit, limit) + 20
-    scale = min(1.0, 4200 / float((hi - lo).max()))
-    cw, ch = (np.ceil((hi - lo) * scale)).astype(int)
+    lo, scale, cw, ch = world_canvas(homography, width, height, frame_width)
     canvas = _hard_table(rng, options["table"], ch, cw, scale, lo, pitch)
     shadow = np.zeros((ch, cw), np.float32)
     to_canvas = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], float)

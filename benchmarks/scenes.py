@@ -325,6 +325,28 @@ def _project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
+def fits_photo(corners: np.ndarray, width: int, height: int) -> bool:
+    """Whether the projected frame lies inside the photo with a 2 % margin on every side."""
+    return bool(
+        (corners.min(0) > 0.02 * width).all() and (corners.max(0) < np.array([width, height]) * 0.98).all()
+    )
+
+
+def world_canvas(
+    homography: np.ndarray, width: int, height: int, frame_width: float
+) -> tuple[np.ndarray, float, int, int]:
+    """The part of the table the camera sees, drawn at up to 1 px per world unit: its world origin, the
+    scale, and the canvas width and height in pixels (far parts of a steep view clipped at 8 frames)."""
+    inverse = np.linalg.inv(homography)
+    seen = _project(inverse, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
+    limit = 8 * frame_width
+    lo = np.clip(seen.min(0), -limit, limit) - 20
+    hi = np.clip(seen.max(0), -limit, limit) + 20
+    scale = min(1.0, 4200 / float((hi - lo).max()))
+    cw, ch = (np.ceil((hi - lo) * scale)).astype(int)
+    return lo, scale, int(cw), int(ch)
+
+
 def _is_mirrored(points: np.ndarray) -> bool:
     a, b, c = points[0], points[1], points[2]
     (ux, uy), (vx, vy) = b - a, c - b
@@ -375,9 +397,7 @@ def generate_scene(
         half = frame_width / 2
         frame = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
         corners = _project(homography, frame)
-        inside = (corners.min(0) > 0.02 * width).all() and (
-            corners.max(0) < np.array([width, height]) * 0.98
-        ).all()
+        inside = fits_photo(corners, width, height)
         if inside and not _is_mirrored(corners):
             break
         if inside:  # mirrored: flip the camera's x axis
@@ -387,14 +407,7 @@ def generate_scene(
         fraction *= 0.93
     corners = _project(homography, frame)
 
-    # World canvas: the part of the table the camera sees, at up to 1 px per world unit.
-    inverse = np.linalg.inv(homography)
-    seen = _project(inverse, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
-    limit = 8 * frame_width
-    lo = np.clip(seen.min(0), -limit, limit) - 20
-    hi = np.clip(seen.max(0), -limit, limit) + 20
-    scale = min(1.0, 4200 / float((hi - lo).max()))
-    cw, ch = (np.ceil((hi - lo) * scale)).astype(int)
+    lo, scale, cw, ch = world_canvas(homography, width, height, frame_width)
     canvas = _table(rng, ch, cw)
     shadow = np.zeros((ch, cw), np.float32)
     to_canvas = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], float)  # world -> canvas (before scale)
