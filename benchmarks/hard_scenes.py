@@ -47,6 +47,7 @@ from benchmarks.scenes import (
     _project,
     camera_projection,
     fits_photo,
+    light_falloff,
     world_canvas,
 )
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Terrain
@@ -225,11 +226,7 @@ def _motion_blur(image: np.ndarray, length: float, angle: float) -> np.ndarray:
 def _light_and_noise(rng: np.random.Generator, image: np.ndarray, light: str) -> np.ndarray:
     """Lamp colour, exposure, gradient and sensor noise of the photo."""
     h, w = image.shape[:2]
-    yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
-    angle = rng.uniform(0, 2 * math.pi)
-    ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
-    radial = (xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2
-    gain = 1 + rng.uniform(0, 0.5) * ramp - rng.uniform(0, 0.6) * radial
+    gain = light_falloff(rng, h, w)
     casts = {
         "normal": ((0.85, 1.05), (0.95, 1.05), (0.95, 1.1), (0.8, 1.1), (1, 5)),
         "warm": ((0.55, 0.72), (0.82, 0.95), (1.05, 1.2), (0.75, 1.05), (2, 6)),

@@ -486,14 +486,20 @@ def generate_scene(
     return Scene(image, labelled, corners.astype(np.float64), seed, board, params)
 
 
-def _photo_effects(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
-    """Lighting gradient, colour cast, sensor noise and blur, as a phone would add them."""
-    h, w = image.shape[:2]
+def light_falloff(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A lamp's gain over an h × w photo, on a grid of every 8th pixel: a linear ramp in a random
+    direction and a darkening towards the corners."""
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
     angle = rng.uniform(0, 2 * math.pi)
     ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
     radial = (xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2
-    gain = 1 + rng.uniform(0, 0.5) * ramp - rng.uniform(0, 0.6) * radial
+    return 1 + rng.uniform(0, 0.5) * ramp - rng.uniform(0, 0.6) * radial
+
+
+def _photo_effects(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Lighting gradient, colour cast, sensor noise and blur, as a phone would add them."""
+    h, w = image.shape[:2]
+    gain = light_falloff(rng, h, w)
     gain = cv2.resize(gain * rng.uniform(0.65, 1.15), (w, h))
     cast = np.array([rng.uniform(0.7, 1.05), rng.uniform(0.9, 1.05), rng.uniform(0.95, 1.2)], np.float32)
     out = image.astype(np.float32) * gain[..., None] * cast
