@@ -5,8 +5,10 @@ checkered and patterned cloths, neighbours cut by the photo edge, motion blur, s
 warm/cold/dim light, small kingdoms), built only from the boards of the kingdoms the bench model never
 learnt (``benchmarks.bench_model``), and read by that model unless ``--model shipped`` is asked for.
 
-Two fixed seed ranges: ``--split dev`` (``DEV_SEEDS``) is the one to look at while developing;
-``--split heldout`` (``HELD_OUT_SEEDS``) is measured and reported, never tuned on. ``--count N`` takes the
+Three fixed seed ranges: ``--split dev`` (``DEV_SEEDS``) is the one to look at while developing;
+``--split fresh`` (``FRESH_SEEDS``) is development too, a larger range to check a change on photos not tuned
+on before (the dev split is small and much looked at); ``--split heldout`` (``HELD_OUT_SEEDS``) is measured
+and reported, never tuned on. ``--count N`` takes the
 first N seeds of the range; the condition classes take turns along the seeds, so every class gets its
 share.
 
@@ -41,8 +43,10 @@ from scanner.errors import ScanError
 from scanner.locate import one_blas_thread
 
 DEV_SEEDS = range(100_000, 100_200)
+#: Development seeds as well (not held out), first looked at for the blur and mixed classes' frames.
+FRESH_SEEDS = range(100_200, 101_000)
 HELD_OUT_SEEDS = range(900_000, 900_200)
-SPLITS = {"dev": DEV_SEEDS, "heldout": HELD_OUT_SEEDS}
+SPLITS = {"dev": DEV_SEEDS, "fresh": FRESH_SEEDS, "heldout": HELD_OUT_SEEDS}
 #: Words of a note that warns the frame itself may be wrong (not merely squares read unsure).
 FRAME_DOUBT_WORDS = ("misplaced", "check the corners", "check the frame", "frame may", "grid may")
 OUT_DIR = Path(__file__).resolve().parent.parent / "out" / "hard"

@@ -110,6 +110,37 @@ def axis_sharpness(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tupl
     return weight(down - across), weight(across - down)
 
 
+def blur_spread(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tuple[float, float]:
+    """How far a motion blur spreads the frame's seams across its rows' lines and across its columns'
+    lines: the standard deviations (rectified pixels) the smear adds along y and along x. Motion blur
+    widens the central lobe of the artwork's autocorrelation along the motion; the lobe's second moments,
+    less the narrowest (the artwork's own, alike in every direction), are the blur's, in any direction
+    of the motion, a diagonal one too (docs/experiments.md, "Smeared seams as wide ridges")."""
+    step = max(1, cell // REFINE_CELL_PX)  # measured at the usual resolution, as ``axis_sharpness``
+    squares = rect[cell // 2 : cell // 2 + n * cell : step, cell // 2 : cell // 2 + n * cell : step]
+    small = cell // step
+    detail = squares - _colours(squares, small / 4)
+    detail = detail - detail.mean()
+    height, width = detail.shape
+    spectrum = np.fft.rfft2(detail, s=(2 * height, 2 * width))
+    correlation = np.fft.fftshift(np.fft.irfft2(spectrum * np.conj(spectrum)))
+    reach = small // 2
+    middle_y, middle_x = height, width
+    lobe = correlation[middle_y - reach : middle_y + reach + 1, middle_x - reach : middle_x + reach + 1]
+    lobe = lobe / max(float(lobe[reach, reach]), 1e-9)
+    _, labels = cv2.connectedComponents((lobe >= 0.5).astype(np.uint8))
+    weight = np.where(labels == labels[reach, reach], lobe, 0.0)
+    yy, xx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
+    total = max(float(weight.sum()), 1e-9)
+    xy = float((weight * xx * yy).sum()) / total
+    moments = np.array(
+        [[float((weight * xx * xx).sum()) / total, xy], [xy, float((weight * yy * yy).sum()) / total]]
+    )
+    least = float(np.linalg.eigvalsh(moments)[0])
+    along_y, along_x = max(moments[1, 1] - least, 0.0), max(moments[0, 0] - least, 0.0)
+    return float(np.sqrt(along_y)) * step, float(np.sqrt(along_x)) * step
+
+
 def _colours(image: np.ndarray, sigma: float) -> np.ndarray:
     """A Gaussian blur of ``sigma`` pixels done at half size (a quarter of the work of the wide kernel): the
     colour fields it leaves vary far more slowly than the half-size grid."""
@@ -295,6 +326,7 @@ PRIOR_WEIGHT = 0.05  # weight of each frame corner staying put, against a side's
 ROBUST_SQUARES = 0.1  # squares: votes farther than this from the fit count less and less (Tukey), ...
 ROBUST_PASSES = 3  # ... refitted this many times
 OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edge is looked for
+MATCHED_SPREAD_PX = 1.0  # rectified px: a blur spreading seams less than this leaves the gradient as it is
 
 
 def fit_frame(
@@ -311,15 +343,19 @@ def fit_frame(
     seams are faint (fewer sides on one than the judge asks: accepted on its artwork's evidence) keeps
     its place when the fit would leave still fewer: blur smeared along a diagonal of the lattice keeps
     both families' weight, and their votes follow the smear (docs/experiments.md, "The judge chooses in
-    a blob"). ``table``: the frame's cells that show the table, when known (``table_reach``); ``cell_px``:
-    the rectified square it fits at (``settings.fine_cell_px`` when None)."""
+    a blob"). A family of seams the photo's motion blur smears (``blur_spread``) is fitted on its gradient
+    smoothed across the seams by the smear's own spread: a smeared seam is a ridge as wide as the smear,
+    whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
+    wide ridges"). ``table``: the frame's cells that show the table, when known (``table_reach``);
+    ``cell_px``: the rectified square it fits at (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
     cell = settings.fine_cell_px if cell_px is None else cell_px
     rect = _rectified(gray, grid_to_work, n, cell)
     first = rect, axis_sharpness(rect, n, cell)  # the first pass's view; the support's too at its resolution
+    spread = blur_spread(rect, n, cell)  # the photo's smear: the same for every pass of the fit
     fitted = grid_to_work
     for index in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, cell, table, first if index == 0 else None)
+        fitted = _fit_pass(gray, fitted, n, cell, table, spread, first if index == 0 else None)
     before = seam_support(gray, grid_to_work, n, rectified=first if cell == REFINE_CELL_PX else None)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted
@@ -332,22 +368,27 @@ def _fit_pass(
     n: int,
     cell: int,
     table: np.ndarray,
+    spread: tuple[float, float],
     rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
 ) -> np.ndarray:
     if rectified is None:
         rect = _rectified(gray, grid_to_work, n, cell)
         rectified = rect, axis_sharpness(rect, n, cell)
     rect, (sharp_rows, sharp_cols) = rectified
+    spread_rows, spread_cols = spread
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
     votes = []
-    for grad, sharp, column, cells in (
-        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, False, table),
-        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, True, table.T),
+    for grad, sharp, spread, column, cells in (
+        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, spread_rows, False, table),
+        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, spread_cols, True, table.T),
     ):
-        if sharp < SMEARED:
-            continue  # the blur smeared these seams away: they cannot place their lines
+        matched = spread >= MATCHED_SPREAD_PX
+        if sharp < SMEARED and not matched:
+            continue  # the blur smeared these seams away, and by no measured spread: nothing to place them
+        if matched:  # a smeared seam is a ridge as wide as the smear: the profile matched to it
+            grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
         along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
         votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))

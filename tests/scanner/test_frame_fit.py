@@ -8,6 +8,7 @@ import numpy as np
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import fit_frame
 from scanner.locate.placement import table_cells
+from scanner.locate.refine import blur_spread
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
@@ -130,3 +131,29 @@ def test_a_mats_lines_in_the_kingdom_s_holes_do_not_pull_the_frame() -> None:
     rough = _off(truth, n, [[-0.2, 0.1], [0.1, 0.2], [0.0, -0.25], [0.2, 0.1]])
     for start in (truth, rough):
         assert _error(fit_frame(gray, start, n, DEFAULT_SETTINGS, table), truth, n) < 0.06
+
+
+def _shaken(gray: np.ndarray, length: int, angle: float) -> np.ndarray:
+    """The photo smeared by a straight camera shake of ``length`` px at ``angle`` (radians from x)."""
+    kernel = np.zeros((length, length), np.float32)
+    half = length / 2
+    dx, dy = np.cos(angle) * half, np.sin(angle) * half
+    cv2.line(kernel, (int(half - dx), int(half - dy)), (int(half + dx), int(half + dy)), 1.0, 1, cv2.LINE_AA)
+    return cv2.filter2D(gray, -1, kernel / kernel.sum())
+
+
+def test_seams_smeared_by_a_shake_are_fitted_as_ridges_as_wide_as_the_smear() -> None:
+    n = 5
+    gray, truth = _photo(_kingdom(n, jitter=0), n)
+    shaken = _shaken(gray, 13, 1.3)  # mostly up and down: the rows' seams smeared into wide ridges
+    rect = cv2.warpPerspective(
+        shaken,
+        np.array([[96, 0, 48], [0, 96, 48], [0, 0, 1.0]]) @ np.linalg.inv(truth),
+        (576, 576),
+        flags=cv2.INTER_LINEAR,
+    ).astype(np.float32)
+    across_rows, across_columns = blur_spread(rect, n, 96)
+    assert across_rows > 3 * max(across_columns, 1.0)
+    rough = _off(truth, n, [[0.05, -0.1], [0, 0.15], [0.1, 0.25], [-0.1, 0.1]])
+    assert _error(rough, truth, n) > 0.25
+    assert _error(fit_frame(shaken, rough, n), truth, n) < 0.2
