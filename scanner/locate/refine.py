@@ -61,18 +61,32 @@ def refine(
     return grid_to_work @ np.linalg.inv(to_rect) @ fitted
 
 
-def seam_support(gray: np.ndarray, grid_to_work: np.ndarray, n: int, lines: Lines = "all") -> float:
+def seam_support(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, lines: Lines = "all", tiles: np.ndarray | None = None
+) -> float:
     """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge, each
     family of lines weighed by how sharp the frame's squares are across it (``axis_sharpness``): a
     shaking hand smears the seams across its motion away, and those sides cannot be asked to show one.
 
     ``lines``: "all" of them; "inner" lines only (a cropped board's outline is the photo's edge);
-    "outline": the outline's lines only (where the kingdom meets the table).
+    "outline": the outline's lines only (where the kingdom meets the table). ``tiles``: (n, n) booleans,
+    the frame's squares of printed artwork; only the sides bordering one count (a side between two
+    cells of the table, a mat's or a cloth's line, says nothing of the kingdom's seams); all sides when
+    none borders one.
     """
     counted = {"all": np.arange(n + 1), "inner": np.arange(1, n), "outline": np.array([0, n])}[lines]
     rect = _rectified(gray, grid_to_work, n)
     across, along = side_hits(gray, grid_to_work, n, counted, rect)
     weight_across, weight_along = axis_sharpness(rect, n)
+    if tiles is not None:
+        padded = np.pad(np.asarray(tiles, bool), 1)  # the cells beyond the frame are not its tiles
+        # a row line k over column j borders cells (k - 1, j) and (k, j); a column line k over row j
+        # borders cells (j, k - 1) and (j, k)
+        rows = (padded[:-1, 1:-1] | padded[1:, 1:-1])[counted]
+        cols = (padded[1:-1, :-1] | padded[1:-1, 1:]).T[counted]
+        if rows.any() or cols.any():
+            hits = weight_across * across[rows].sum() + weight_along * along[cols].sum()
+            return float(hits / (weight_across * rows.sum() + weight_along * cols.sum()))
     hits = weight_across * across.mean() + weight_along * along.mean()
     return float(hits / (weight_across + weight_along))
 
