@@ -120,7 +120,6 @@ def test_a_lattice_of_the_cloth_across_the_kingdom_does_not_take_the_outline_s_p
     assert min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4)) < 0.25
 
 
-
 @pytest.mark.slow
 def test_a_printed_grid_s_lattice_across_the_kingdom_is_no_frame_of_it() -> None:
     # a dev photo of the independent generator (a small 5×5 on a printed grid whose cells are a little
@@ -135,6 +134,7 @@ def test_a_printed_grid_s_lattice_across_the_kingdom_is_no_frame_of_it() -> None
     assert located.grid_size == 5, located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
     assert min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4)) < 0.25
+
 
 def _dev_photo_error(seed: int) -> float:
     scene = generate_hard_scene(seed)
