@@ -70,14 +70,16 @@ def seam_support(
 
     ``lines``: "all" of them; "inner" lines only (a cropped board's outline is the photo's edge);
     "outline": the outline's lines only (where the kingdom meets the table). ``tiles``: (n, n) booleans,
-    the frame's squares of printed artwork; only the sides bordering one count (a side between two
-    cells of the table, a mat's or a cloth's line, says nothing of the kingdom's seams); all sides when
-    none borders one.
+    the frame's squares of printed artwork: the share is then the lesser of all the sides' and of the
+    sides bordering a tile (a lattice of a cloth's checks or a printed grid across the kingdom has its
+    seams on the table, none between the tiles; a frame half on a plain table has too few seams at all).
     """
     counted = {"all": np.arange(n + 1), "inner": np.arange(1, n), "outline": np.array([0, n])}[lines]
     rect = _rectified(gray, grid_to_work, n)
     across, along = side_hits(gray, grid_to_work, n, counted, rect)
     weight_across, weight_along = axis_sharpness(rect, n)
+    hits = weight_across * across.mean() + weight_along * along.mean()
+    support = float(hits / (weight_across + weight_along))
     if tiles is not None:
         padded = np.pad(np.asarray(tiles, bool), 1)  # the cells beyond the frame are not its tiles
         # a row line k over column j borders cells (k - 1, j) and (k, j); a column line k over row j
@@ -86,9 +88,8 @@ def seam_support(
         cols = (padded[1:-1, :-1] | padded[1:-1, 1:]).T[counted]
         if rows.any() or cols.any():
             hits = weight_across * across[rows].sum() + weight_along * along[cols].sum()
-            return float(hits / (weight_across * rows.sum() + weight_along * cols.sum()))
-    hits = weight_across * across.mean() + weight_along * along.mean()
-    return float(hits / (weight_across + weight_along))
+            support = min(support, float(hits / (weight_across * rows.sum() + weight_along * cols.sum())))
+    return support
 
 
 def frame_sharpness(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> tuple[float, float]:
