@@ -46,6 +46,9 @@ from benchmarks.scenes import (
     _place_kingdom,
     _project,
     camera_projection,
+    fits_photo,
+    light_falloff,
+    world_canvas,
 )
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Terrain
 
@@ -223,11 +226,7 @@ def _motion_blur(image: np.ndarray, length: float, angle: float) -> np.ndarray:
 def _light_and_noise(rng: np.random.Generator, image: np.ndarray, light: str) -> np.ndarray:
     """Lamp colour, exposure, gradient and sensor noise of the photo."""
     h, w = image.shape[:2]
-    yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
-    angle = rng.uniform(0, 2 * math.pi)
-    ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
-    radial = (xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2
-    gain = 1 + rng.uniform(0, 0.5) * ramp - rng.uniform(0, 0.6) * radial
+    gain = light_falloff(rng, h, w)
     casts = {
         "normal": ((0.85, 1.05), (0.95, 1.05), (0.95, 1.1), (0.8, 1.1), (1, 5)),
         "warm": ((0.55, 0.72), (0.82, 0.95), (1.05, 1.2), (0.75, 1.05), (2, 6)),
@@ -297,9 +296,7 @@ def generate_hard_scene(
     for _ in range(60):
         projection, camera = _camera(rng, width, height, frame_width, fraction, options["tilt"])
         corners = _project(plane_homography(projection), frame)
-        inside = (corners.min(0) > 0.02 * width).all() and (
-            corners.max(0) < np.array([width, height]) * 0.98
-        ).all()
+        inside = fits_photo(corners, width, height)
         if inside and not _is_mirrored(corners):
             break
         if inside:  # mirrored: flip the camera's x axis
@@ -310,12 +307,7 @@ def generate_hard_scene(
     corners = _project(homography, frame)
 
     inverse = np.linalg.inv(homography)
-    seen = _project(inverse, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
-    limit = 8 * frame_width
-    lo = np.clip(seen.min(0), -limit, limit) - 20
-    hi = np.clip(seen.max(0), -limit, limit) + 20
-    scale = min(1.0, 4200 / float((hi - lo).max()))
-    cw, ch = (np.ceil((hi - lo) * scale)).astype(int)
+    lo, scale, cw, ch = world_canvas(homography, width, height, frame_width)
     canvas = _hard_table(rng, options["table"], ch, cw, scale, lo, pitch)
     shadow = np.zeros((ch, cw), np.float32)
     to_canvas = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], float)

@@ -325,6 +325,28 @@ def _project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
+def fits_photo(corners: np.ndarray, width: int, height: int) -> bool:
+    """Whether the projected frame lies inside the photo with a 2 % margin on every side."""
+    return bool(
+        (corners.min(0) > 0.02 * width).all() and (corners.max(0) < np.array([width, height]) * 0.98).all()
+    )
+
+
+def world_canvas(
+    homography: np.ndarray, width: int, height: int, frame_width: float
+) -> tuple[np.ndarray, float, int, int]:
+    """The part of the table the camera sees, drawn at up to 1 px per world unit: its world origin, the
+    scale, and the canvas width and height in pixels (far parts of a steep view clipped at 8 frames)."""
+    inverse = np.linalg.inv(homography)
+    seen = _project(inverse, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
+    limit = 8 * frame_width
+    lo = np.clip(seen.min(0), -limit, limit) - 20
+    hi = np.clip(seen.max(0), -limit, limit) + 20
+    scale = min(1.0, 4200 / float((hi - lo).max()))
+    cw, ch = (np.ceil((hi - lo) * scale)).astype(int)
+    return lo, scale, int(cw), int(ch)
+
+
 def _is_mirrored(points: np.ndarray) -> bool:
     a, b, c = points[0], points[1], points[2]
     (ux, uy), (vx, vy) = b - a, c - b
@@ -375,9 +397,7 @@ def generate_scene(
         half = frame_width / 2
         frame = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
         corners = _project(homography, frame)
-        inside = (corners.min(0) > 0.02 * width).all() and (
-            corners.max(0) < np.array([width, height]) * 0.98
-        ).all()
+        inside = fits_photo(corners, width, height)
         if inside and not _is_mirrored(corners):
             break
         if inside:  # mirrored: flip the camera's x axis
@@ -387,14 +407,7 @@ def generate_scene(
         fraction *= 0.93
     corners = _project(homography, frame)
 
-    # World canvas: the part of the table the camera sees, at up to 1 px per world unit.
-    inverse = np.linalg.inv(homography)
-    seen = _project(inverse, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
-    limit = 8 * frame_width
-    lo = np.clip(seen.min(0), -limit, limit) - 20
-    hi = np.clip(seen.max(0), -limit, limit) + 20
-    scale = min(1.0, 4200 / float((hi - lo).max()))
-    cw, ch = (np.ceil((hi - lo) * scale)).astype(int)
+    lo, scale, cw, ch = world_canvas(homography, width, height, frame_width)
     canvas = _table(rng, ch, cw)
     shadow = np.zeros((ch, cw), np.float32)
     to_canvas = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], float)  # world -> canvas (before scale)
@@ -473,14 +486,20 @@ def generate_scene(
     return Scene(image, labelled, corners.astype(np.float64), seed, board, params)
 
 
-def _photo_effects(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
-    """Lighting gradient, colour cast, sensor noise and blur, as a phone would add them."""
-    h, w = image.shape[:2]
+def light_falloff(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A lamp's gain over an h × w photo, on a grid of every 8th pixel: a linear ramp in a random
+    direction and a darkening towards the corners."""
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
     angle = rng.uniform(0, 2 * math.pi)
     ramp = (xx / w - 0.5) * math.cos(angle) + (yy / h - 0.5) * math.sin(angle)
     radial = (xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2
-    gain = 1 + rng.uniform(0, 0.5) * ramp - rng.uniform(0, 0.6) * radial
+    return 1 + rng.uniform(0, 0.5) * ramp - rng.uniform(0, 0.6) * radial
+
+
+def _photo_effects(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Lighting gradient, colour cast, sensor noise and blur, as a phone would add them."""
+    h, w = image.shape[:2]
+    gain = light_falloff(rng, h, w)
     gain = cv2.resize(gain * rng.uniform(0.65, 1.15), (w, h))
     cast = np.array([rng.uniform(0.7, 1.05), rng.uniform(0.9, 1.05), rng.uniform(0.95, 1.2)], np.float32)
     out = image.astype(np.float32) * gain[..., None] * cast

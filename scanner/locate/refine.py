@@ -62,22 +62,30 @@ def refine(
 
 
 def seam_support(
-    gray: np.ndarray, grid_to_work: np.ndarray, n: int, lines: Lines = "all", tiles: np.ndarray | None = None
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    lines: Lines = "all",
+    rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
+    tiles: np.ndarray | None = None,
 ) -> float:
     """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge, each
     family of lines weighed by how sharp the frame's squares are across it (``axis_sharpness``): a
     shaking hand smears the seams across its motion away, and those sides cannot be asked to show one.
 
     ``lines``: "all" of them; "inner" lines only (a cropped board's outline is the photo's edge);
-    "outline": the outline's lines only (where the kingdom meets the table). ``tiles``: (n, n) booleans,
-    the frame's squares of printed artwork: the share is then the lesser of all the sides' and of the
-    sides bordering a tile (a lattice of a cloth's checks or a printed grid across the kingdom has its
-    seams on the table, none between the tiles; a frame half on a plain table has too few seams at all).
+    "outline": the outline's lines only (where the kingdom meets the table). ``rectified``: the frame's
+    ``_rectified`` view and its ``axis_sharpness``, when made already. ``tiles``: (n, n) booleans, the
+    frame's squares of printed artwork: the share is then the lesser of all the sides' and of the sides
+    bordering a tile (a lattice of a cloth's checks or a printed grid across the kingdom has its seams on
+    the table, none between the tiles; a frame half on a plain table has too few seams at all).
     """
     counted = {"all": np.arange(n + 1), "inner": np.arange(1, n), "outline": np.array([0, n])}[lines]
-    rect = _rectified(gray, grid_to_work, n)
+    if rectified is None:
+        rect = _rectified(gray, grid_to_work, n)
+        rectified = rect, axis_sharpness(rect, n)
+    rect, (weight_across, weight_along) = rectified
     across, along = side_hits(gray, grid_to_work, n, counted, rect)
-    weight_across, weight_along = axis_sharpness(rect, n)
     hits = weight_across * across.mean() + weight_along * along.mean()
     support = float(hits / (weight_across + weight_along))
     if tiles is not None:
@@ -197,9 +205,10 @@ def side_hits(
 def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int) -> np.ndarray:
     """Mean gradient along rows ``bases + offsets`` over the middle 80 % of each cell: (lines, offsets, n)."""
     rows = np.clip(np.asarray(bases).reshape(-1, 1) + offsets, 0, grad.shape[0] - 1)
-    sums = np.zeros(rows.shape + (grad.shape[1] + 1,), np.float64)
-    np.cumsum(grad[rows], axis=2, out=sums[:, :, 1:])
     starts, ends = _cell_spans(n, cell)
+    width = min(int(ends.max()), grad.shape[1])  # the running sums past the last span are never read
+    sums = np.zeros(rows.shape + (width + 1,), np.float64)
+    np.cumsum(grad[rows, :width], axis=2, out=sums[:, :, 1:])
     return (sums[:, :, ends] - sums[:, :, starts]) / (ends - starts)
 
 
@@ -320,18 +329,29 @@ def fit_frame(
     the rectified square it fits at (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
     cell = settings.fine_cell_px if cell_px is None else cell_px
+    rect = _rectified(gray, grid_to_work, n, cell)
+    first = rect, axis_sharpness(rect, n, cell)  # the first pass's view; the support's too at its resolution
     fitted = grid_to_work
-    for _ in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, cell, table)
-    before = seam_support(gray, grid_to_work, n)
+    for index in range(settings.frame_fit_passes):
+        fitted = _fit_pass(gray, fitted, n, cell, table, first if index == 0 else None)
+    before = seam_support(gray, grid_to_work, n, rectified=first if cell == REFINE_CELL_PX else None)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted
     return grid_to_work
 
 
-def _fit_pass(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int, table: np.ndarray) -> np.ndarray:
-    rect = _rectified(gray, grid_to_work, n, cell)
-    sharp_rows, sharp_cols = axis_sharpness(rect, n, cell)
+def _fit_pass(
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    cell: int,
+    table: np.ndarray,
+    rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
+) -> np.ndarray:
+    if rectified is None:
+        rect = _rectified(gray, grid_to_work, n, cell)
+        rectified = rect, axis_sharpness(rect, n, cell)
+    rect, (sharp_rows, sharp_cols) = rectified
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
