@@ -158,6 +158,14 @@ def table_cells(
     return None if judged is None else judged[0]
 
 
+def tile_cells(image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: LocatorSettings) -> np.ndarray:
+    """Which of the frame's squares are printed artwork ((n, n) booleans: textured, most of their pixels
+    in colours the table around the frame lacks, as ``describe_cells`` says): the squares whose sides
+    are the kingdom's seams."""
+    _, artwork, _ = describe_cells(image, grid_to_image, n, settings)
+    return artwork[REACH : REACH + n, REACH : REACH + n] > settings.artwork_unlike
+
+
 def place(
     image: np.ndarray,
     grid_to_image: np.ndarray,

@@ -67,6 +67,7 @@ def seam_support(
     n: int,
     lines: Lines = "all",
     rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
+    tiles: np.ndarray | None = None,
 ) -> float:
     """Share of the lattice's sides (one per cell and line) that lie on a visible seam or edge, each
     family of lines weighed by how sharp the frame's squares are across it (``axis_sharpness``): a
@@ -74,7 +75,10 @@ def seam_support(
 
     ``lines``: "all" of them; "inner" lines only (a cropped board's outline is the photo's edge);
     "outline": the outline's lines only (where the kingdom meets the table). ``rectified``: the frame's
-    ``_rectified`` view and its ``axis_sharpness``, when made already.
+    ``_rectified`` view and its ``axis_sharpness``, when made already. ``tiles``: (n, n) booleans, the
+    frame's squares of printed artwork: the share is then the lesser of all the sides' and of the sides
+    bordering a tile (a lattice of a cloth's checks or a printed grid across the kingdom has its seams on
+    the table, none between the tiles; a frame half on a plain table has too few seams at all).
     """
     counted = {"all": np.arange(n + 1), "inner": np.arange(1, n), "outline": np.array([0, n])}[lines]
     if rectified is None:
@@ -83,7 +87,17 @@ def seam_support(
     rect, (weight_across, weight_along) = rectified
     across, along = side_hits(gray, grid_to_work, n, counted, rect)
     hits = weight_across * across.mean() + weight_along * along.mean()
-    return float(hits / (weight_across + weight_along))
+    support = float(hits / (weight_across + weight_along))
+    if tiles is not None:
+        padded = np.pad(np.asarray(tiles, bool), 1)  # the cells beyond the frame are not its tiles
+        # a row line k over column j borders cells (k - 1, j) and (k, j); a column line k over row j
+        # borders cells (j, k - 1) and (j, k)
+        rows = (padded[:-1, 1:-1] | padded[1:, 1:-1])[counted]
+        cols = (padded[1:-1, :-1] | padded[1:-1, 1:]).T[counted]
+        if rows.any() or cols.any():
+            hits = weight_across * across[rows].sum() + weight_along * along[cols].sum()
+            support = min(support, float(hits / (weight_across * rows.sum() + weight_along * cols.sum())))
+    return support
 
 
 def frame_sharpness(gray: np.ndarray, grid_to_work: np.ndarray, n: int) -> tuple[float, float]:

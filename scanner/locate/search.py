@@ -35,7 +35,7 @@ from scanner.geometry import (
 from scanner.locate.border import border_colours, colourful_patches, segments_on, unlike_pixels
 from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
-from scanner.locate.placement import describe_cells, place, placed_frame, table_cells
+from scanner.locate.placement import describe_cells, place, placed_frame, table_cells, tile_cells
 from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
@@ -623,7 +623,11 @@ def judged(
             others = others - [placement.cols, placement.rows]  # grid coordinates of the moved frame
     view._add("locate.refine", start)
     start = time.perf_counter()
-    support = seam_support(gray, grid_to_work, size)
+    # the seams where the frame borders its artwork: a lattice of a cloth's checks or a printed grid laid
+    # across the kingdom has its lines on the table and none between the tiles (docs/experiments.md,
+    # "Seams between the tiles, not on the table")
+    tiles = None if outline is not None or view.grayscale else tile_cells(work, grid_to_work, size, settings)
+    support = seam_support(gray, grid_to_work, size, tiles=tiles)
     is_cropped = False
     if support < min_support and outline is not None:
         # A cropped board's outline is the photo's edge, with no seam to refine on or to count:

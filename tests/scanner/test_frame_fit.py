@@ -7,8 +7,8 @@ import numpy as np
 
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import fit_frame
-from scanner.locate.placement import table_cells
-from scanner.locate.refine import blur_spread
+from scanner.locate.placement import table_cells, tile_cells
+from scanner.locate.refine import blur_spread, seam_support
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
@@ -157,3 +157,37 @@ def test_seams_smeared_by_a_shake_are_fitted_as_ridges_as_wide_as_the_smear() ->
     rough = _off(truth, n, [[0.05, -0.1], [0, 0.15], [0.1, 0.25], [-0.1, 0.1]])
     assert _error(rough, truth, n) > 0.25
     assert _error(fit_frame(shaken, rough, n), truth, n) < 0.2
+
+
+def test_a_mat_s_lattice_across_the_kingdom_has_no_seams_between_its_tiles() -> None:
+    # a frame on a mat's lines, laid over the kingdom and the mat beside it at the mat's pitch, has its
+    # sides on seams where they lie on the mat; counted only where they border a tile, it has few, while
+    # the kingdom's own frame has them all (docs/experiments.md, "Seams between the tiles, not on the table")
+    n, pitch, margin = 5, 0.8, 2
+    kingdom = _kingdom(n, jitter=0, mat_pitch=pitch)[SQUARE:-SQUARE, SQUARE:-SQUARE]
+    side = (n + 2 * margin) * SQUARE
+    image = np.full((side, side, 3), (150, 95, 30), np.uint8)
+    for position in np.arange(0.3, n + 2 * margin, pitch) * SQUARE:
+        at = int(position)
+        image[:, at : at + 3] = 235
+        image[at : at + 3] = 235
+    image[margin * SQUARE : -margin * SQUARE, margin * SQUARE : -margin * SQUARE] = kingdom
+    flat = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    seen = np.float32([[120, 80], [side + 60, 130], [side + 20, side + 90], [90, side + 40]])
+    to_photo = cv2.getPerspectiveTransform(flat, seen).astype(np.float64)
+    colour = cv2.warpPerspective(image, to_photo, (side + 200, side + 200), borderValue=(150, 95, 30))
+    gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
+    settings = DEFAULT_SETTINGS
+    true_frame = to_photo @ np.array(
+        [[SQUARE, 0, margin * SQUARE], [0, SQUARE, margin * SQUARE], [0, 0, 1.0]]
+    )
+    cell, start = pitch * SQUARE, 0.3 * SQUARE + 1  # the mat's lines are 3 px wide
+    for mat_n in (5, 7):
+        on_mat = to_photo @ np.array([[cell, 0, start], [0, cell, start], [0, 0, 1.0]])
+        tiles = tile_cells(colour, on_mat, mat_n, settings)
+        assert tiles.sum() >= 4  # some of its cells hold the kingdom's artwork
+        assert seam_support(gray, on_mat, mat_n) >= settings.min_seam_support  # the mat's lines are seams
+        assert seam_support(gray, on_mat, mat_n, tiles=tiles) < settings.min_seam_support
+    tiles = tile_cells(colour, true_frame, n, settings)
+    assert tiles.all()
+    assert seam_support(gray, true_frame, n, tiles=tiles) >= 0.8
