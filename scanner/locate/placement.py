@@ -20,7 +20,7 @@ runner-up window nearly as good, or artwork just outside the frame, means the fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -47,6 +47,9 @@ class Placement:
     table_share: float  # share of the window's squares like its ring (the table's own pattern)
     runner_up: float  # best score of another window, per square times this one's squares (-inf: none)
     artwork_outside: int  # ring cells unlike the ring's consensus lying just outside the window
+    #: the frame's own ``tile_cells`` when the window is the frame itself (not moved, its size), else None:
+    #: the judge's seam count reuses them instead of describing the same frame again
+    tiles: np.ndarray | None = field(default=None, compare=False)
 
     @property
     def moved(self) -> bool:
@@ -217,7 +220,8 @@ def place(
     same = _short_by_one_edge(held, size)
     others = [s[0] / s[3] ** 2 for s in scored if s is not best and not (same and np.array_equal(s[6], held))]
     runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
-    return Placement(rows, cols, size, score, share, runner_up, outside)
+    own = tiles[REACH : REACH + n, REACH : REACH + n] if (rows, cols, size) == (0, 0, n) else None
+    return Placement(rows, cols, size, score, share, runner_up, outside, own)
 
 
 def _short_by_one_edge(held: np.ndarray, size: int) -> bool:

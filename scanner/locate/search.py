@@ -626,7 +626,10 @@ def judged(
     # the seams where the frame borders its artwork: a lattice of a cloth's checks or a printed grid laid
     # across the kingdom has its lines on the table and none between the tiles (docs/experiments.md,
     # "Seams between the tiles, not on the table")
-    tiles = None if outline is not None or view.grayscale else tile_cells(work, grid_to_work, size, settings)
+    tiles = None
+    if outline is None and not view.grayscale:
+        known = None if placement is None else placement.tiles  # the frame as placed, described already
+        tiles = tile_cells(work, grid_to_work, size, settings) if known is None else known
     support = seam_support(gray, grid_to_work, size, tiles=tiles)
     is_cropped = False
     if support < min_support and outline is not None:
