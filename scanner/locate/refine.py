@@ -366,10 +366,10 @@ def fit_frame(
     cell = settings.fine_cell_px if cell_px is None else cell_px
     rect = _rectified(gray, grid_to_work, n, cell)
     first = rect, axis_sharpness(rect, n, cell)  # the first pass's view; the support's too at its resolution
-    spread = blur_spread(rect, n, cell)  # the photo's smear: the same for every pass of the fit
+    spreads = blur_spread(rect, n, cell)  # the photo's smear: the same for every pass of the fit
     fitted = grid_to_work
     for index in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, cell, table, spread, first if index == 0 else None)
+        fitted = _fit_pass(gray, fitted, n, cell, table, spreads, first if index == 0 else None)
     before = seam_support(gray, grid_to_work, n, rectified=first if cell == REFINE_CELL_PX else None)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted
@@ -382,14 +382,14 @@ def _fit_pass(
     n: int,
     cell: int,
     table: np.ndarray,
-    spread: tuple[float, float],
+    spreads: tuple[float, float],
     rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
 ) -> np.ndarray:
     if rectified is None:
         rect = _rectified(gray, grid_to_work, n, cell)
         rectified = rect, axis_sharpness(rect, n, cell)
     rect, (sharp_rows, sharp_cols) = rectified
-    spread_rows, spread_cols = spread
+    spread_rows, spread_cols = spreads
     reach = int(0.3 * cell)
     offsets = np.arange(-reach, reach + 1)
     bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
