@@ -166,6 +166,11 @@ def tile_cells(image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: L
     in colours the table around the frame lacks, as ``describe_cells`` says): the squares whose sides
     are the kingdom's seams."""
     _, artwork, _ = describe_cells(image, grid_to_image, n, settings)
+    return _own_tiles(artwork, n, settings)
+
+
+def _own_tiles(artwork: np.ndarray, n: int, settings: LocatorSettings) -> np.ndarray:
+    """The artwork cells among the frame's own (n, n) squares, out of the described cells' ring around it."""
     return artwork[REACH : REACH + n, REACH : REACH + n] > settings.artwork_unlike
 
 
@@ -220,7 +225,7 @@ def place(
     same = _short_by_one_edge(held, size)
     others = [s[0] / s[3] ** 2 for s in scored if s is not best and not (same and np.array_equal(s[6], held))]
     runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
-    own = tiles[REACH : REACH + n, REACH : REACH + n] if (rows, cols, size) == (0, 0, n) else None
+    own = _own_tiles(artwork_cell, n, settings) if (rows, cols, size) == (0, 0, n) else None
     return Placement(rows, cols, size, score, share, runner_up, outside, own)
 
 

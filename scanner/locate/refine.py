@@ -136,11 +136,13 @@ def blur_spread(rect: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> tuple[f
     detail = squares - _colours(squares, small / 4)
     detail = detail - detail.mean()
     height, width = detail.shape
-    spectrum = np.fft.rfft2(detail, s=(2 * height, 2 * width))
-    correlation = np.fft.fftshift(np.fft.irfft2(spectrum * np.conj(spectrum)))
     reach = small // 2
-    middle_y, middle_x = height, width
-    lobe = correlation[middle_y - reach : middle_y + reach + 1, middle_x - reach : middle_x + reach + 1]
+    # Padded by the largest lag read, not doubled: the lags within ``reach`` do not wrap around.
+    padded = (cv2.getOptimalDFTSize(height + reach + 1), cv2.getOptimalDFTSize(width + reach + 1))
+    spectrum = np.fft.rfft2(detail, s=padded)
+    circular = np.fft.irfft2(spectrum * np.conj(spectrum), s=padded)
+    lags = np.arange(-reach, reach + 1)
+    lobe = circular[np.ix_(lags % padded[0], lags % padded[1])]
     lobe = lobe / max(float(lobe[reach, reach]), 1e-9)
     _, labels = cv2.connectedComponents((lobe >= 0.5).astype(np.uint8))
     weight = np.where(labels == labels[reach, reach], lobe, 0.0)
