@@ -31,14 +31,11 @@ def photo_ids(data: dict) -> np.ndarray:
 
 def review_part(data: dict) -> np.ndarray:
     """Squares the castle and table rules flag (their margin may hide a few of them under the decoder's)."""
+    rules = [key for key in data if key.startswith("reason_review_") and not key.endswith("artwork_unlike")]
+    if rules:  # collected with each rule apart (an artwork rule is replayed apart: second_opinions)
+        return np.logical_or.reduce([data[key] for key in rules])
     old = data["changed"] | data["orphan"] | (data["margin"] < OLD_MARGIN)
-    part = data["reason_read"] & ~old & ~(data["margin"] < FLAG_MARGIN)
-    if "reason_review_artwork_unlike" in data:  # the artwork rule is replayed apart (second_opinions)
-        others = [
-            data[k] for k in data if k.startswith("reason_review_") and not k.endswith("artwork_unlike")
-        ]
-        part &= np.logical_or.reduce(others)
-    return part
+    return data["reason_read"] & ~old & ~(data["margin"] < FLAG_MARGIN)
 
 
 def old_rule(data: dict) -> np.ndarray:
