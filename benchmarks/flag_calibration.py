@@ -54,7 +54,70 @@ def photo_features(result, classifier=None) -> dict[str, np.ndarray]:
     if classifier is not None:
         crops = cut_squares(result.rectified, n)
         features["raw_own"] = np.asarray(classifier.predict_proba(crops, photo=False), float)
+        features.update(second_opinions(classifier, crops))
     return features
+
+
+def second_opinions(classifier, crops: list) -> dict[str, np.ndarray]:
+    """Per square, what the shipped model's parts and the artwork matcher say apart, read with the photo's
+    white as the scan reads them (before the unsure squares' re-reads):
+
+    - ``member_log``: (n, members, 18) each member of the joint ensemble times the crown model, as the
+      CrownExpert joins them, log-probabilities averaged over the 4 quarter turns;
+    - ``joint_log``: (n, 18) the joint ensemble alone (no crown model);
+    - ``crown_log``: (n, crowns) the crown-count model alone;
+    - ``match``: (n, 18) the artwork matcher's best match per label on every square (-1: no example),
+      ``match_ms``: its processor time for the photo, in ms, and ``thumb``: the (n, 32, 32, 3) thumbnails
+      it compared."""
+    import time
+
+    from scipy.special import logsumexp
+
+    from model.codebook import thumbnails
+    from model.ensemble import CrownExpert, GeometricEnsemble
+    from model.features import normalise_crops, photo_white_point
+
+    expert = getattr(classifier, "estimator", None)
+    if not (isinstance(expert, CrownExpert) and isinstance(expert.joint_, GeometricEnsemble)):
+        return {}  # another estimator: no members to ask apart
+    normalised = normalise_crops(crops)
+    white = np.tile(photo_white_point(normalised), (len(normalised), 1))
+    rows = classifier.features(normalised, white)
+    turned = [rows[:, permutation] for permutation in classifier._permutations]
+    n, columns = len(rows), classifier._columns
+
+    def turn_mean(model, cols) -> np.ndarray:
+        logs = [np.log(np.clip(model.predict_proba(t[:, cols]), 1e-9, 1.0)) for t in turned]
+        mean = np.mean(logs, axis=0)
+        return mean - logsumexp(mean, axis=1, keepdims=True)
+
+    def widen_labels(log_p: np.ndarray) -> np.ndarray:
+        out = np.full((n, len(LABEL_INDEX)), np.log(1e-9))
+        out[:, columns] = log_p
+        return out
+
+    crown_log = turn_mean(expert.crown_model_, expert.crown_columns_)
+    members = [turn_mean(member, expert.joint_columns_) for member in expert.joint_.members_]
+    crowns = np.exp(crown_log)
+    member_log = np.stack(
+        [widen_labels(np.log(np.clip(expert.combine(np.exp(m), crowns), 1e-12, 1.0))) for m in members],
+        axis=1,
+    )
+    joint = expert.joint_.combine([np.exp(m) for m in members])
+    crown_full = np.full((n, int(expert.crown_model_.classes_.max()) + 1), np.log(1e-9))
+    crown_full[:, expert.crown_model_.classes_] = crown_log
+    out = {
+        "member_log": member_log,
+        "joint_log": widen_labels(np.log(np.clip(joint, 1e-12, 1.0))),
+        "crown_log": crown_full,
+    }
+    if classifier.matcher is not None:
+        start = time.process_time()
+        thumbs = thumbnails(normalised)
+        out["match"] = classifier.matcher.similarities(thumbs).astype(float)
+        out["thumb"] = thumbs  # for replaying cheaper matchers
+        out["match_ms"] = np.full(n, 1000.0 * (time.process_time() - start))
+    return out
 
 
 def square_records(result, truth: np.ndarray, photo: dict, classifier=None) -> dict[str, np.ndarray]:
@@ -85,6 +148,8 @@ def square_records(result, truth: np.ndarray, photo: dict, classifier=None) -> d
         "grid": np.full(n * n, n),
         "cell": np.arange(n * n),
     }
+    if getattr(details, "match_lead", None) is not None:  # the scan's own artwork rule, if it has one
+        records["match_lead"] = details.match_lead.ravel()
     for reason in REASONS:
         flags = result.flag_reasons.get(reason)
         records[f"reason_{reason}"] = (np.zeros(n * n, bool) if flags is None else flags.ravel()).astype(bool)
@@ -219,12 +284,38 @@ def main(argv: list[str] | None = None) -> int:
     gather.add_argument("--out", type=Path)
     replay = sub.add_parser("report", help="replay the flag rules on collected squares")
     replay.add_argument("files", nargs="+", type=Path)
+    replay.add_argument(
+        "--shift",
+        type=int,
+        help="replay the artwork matcher on the stored thumbnails with shifts of at most SHIFT px of 32",
+    )
+    replay.add_argument("--model", choices=("shipped", "bench"), default="shipped", help="whose matcher")
     args = parser.parse_args(argv)
     if args.command == "collect":
         return collect(args)
     from benchmarks.flag_report import report
 
-    return report(load(args.files))
+    data = load(args.files)
+    if args.shift is not None:
+        data["match"] = rematched(data["thumb"], args.model, args.shift)
+    return report(data)
+
+
+def rematched(thumbs: np.ndarray, model: str, shift: int) -> np.ndarray:
+    """(n, 18) the shipped or the bench model's artwork matcher on stored thumbnails, shifts up to SHIFT."""
+    if model == "bench":
+        from benchmarks.bench_model import load_bench_model
+
+        classifier = load_bench_model()
+    else:
+        from model.classifier import SquareClassifier
+
+        classifier = SquareClassifier.load()
+    step = 256  # squares at a time: every window of every square is held at once
+    parts = [
+        classifier.matcher.similarities(thumbs[i : i + step], shift) for i in range(0, len(thumbs), step)
+    ]
+    return np.concatenate(parts).astype(float)
 
 
 if __name__ == "__main__":

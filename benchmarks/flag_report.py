@@ -31,6 +31,9 @@ def photo_ids(data: dict) -> np.ndarray:
 
 def review_part(data: dict) -> np.ndarray:
     """Squares the castle and table rules flag (their margin may hide a few of them under the decoder's)."""
+    rules = [key for key in data if key.startswith("reason_review_") and not key.endswith("artwork_unlike")]
+    if rules:  # collected with each rule apart (an artwork rule is replayed apart: second_opinions)
+        return np.logical_or.reduce([data[key] for key in rules])
     old = data["changed"] | data["orphan"] | (data["margin"] < OLD_MARGIN)
     return data["reason_read"] & ~old & ~(data["margin"] < FLAG_MARGIN)
 
@@ -139,6 +142,122 @@ def photo_report(data: dict) -> None:
         print(figures(data, flat | colour_unlike(data), "  + colour nearer wheat/grassland"))
 
 
+#: The flat margins the second opinions are replayed beside (the frontier of the one-threshold rule).
+FRONTIER = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 7.0)
+
+
+def second_opinions(data: dict) -> dict[str, np.ndarray]:
+    """Squares a second opinion at reading time doubts, by name (see flag_calibration.second_opinions):
+    the ensemble's members, the joint model against the crown model, the artwork matcher."""
+    read = data["read"]
+    squares = np.arange(len(read))
+    opinions: dict[str, np.ndarray] = {}
+    if "member_log" in data:
+        members = data["member_log"]
+        opinions["a member's top label differs"] = (members.argmax(axis=2) != read[:, None]).any(axis=1)
+        least = np.exp(members[squares, :, read].min(axis=1))
+        for level in (0.5, 0.9):
+            opinions[f"a member gives the reading < {level}"] = least < level
+        crowns = np.array([label.crowns for label in LABELS])
+        land = np.array([label.terrain.is_land for label in LABELS])[read]
+        crown_read = np.exp(data["crown_log"][squares, crowns[read]])
+        opinions["crown model's count differs"] = land & (data["crown_log"].argmax(axis=1) != crowns[read])
+        opinions["crown model gives the count < 0.9"] = land & (crown_read < 0.9)
+        joint = data["joint_log"].argmax(axis=1)
+        opinions["joint model's count differs"] = land & (crowns[joint] != crowns[read])
+        opinions["joint model's label differs"] = joint != read
+    if "match" in data:
+        match = data["match"]
+        empty = np.array([label.terrain.value == "empty" for label in LABELS])
+        seen = match.max(axis=0) > -1
+        opinion = ~empty & seen
+        scores = np.where(opinion, match, -np.inf)
+        best = scores.argmax(axis=1)
+        lead = scores.max(axis=1) - np.where(opinion[read], match[squares, read], -np.inf)
+        terrain = np.array([label.terrain.value for label in LABELS])
+        judged = opinion[read]
+        for by in (0.0, 0.02, 0.05, 0.1):
+            opinions[f"matcher's best label differs by {by}"] = judged & (best != read) & (lead > by)
+        opinions["matcher's best terrain differs by 0.05"] = (
+            judged & (terrain[best] != terrain[read]) & (lead > 0.05)
+        )
+    return opinions
+
+
+def doubt_scores(data: dict) -> dict[str, np.ndarray]:
+    """The decoder's margin lowered by a second opinion's doubt (nats-like, lower = flag first): a member's
+    log-probability of the reading, the crown model's of its count, the matcher's lead of another label."""
+    read, squares = data["read"], np.arange(len(data["read"]))
+    margin = data["margin"]
+    scores = {"margin": margin}
+    if "member_log" in data:
+        least = data["member_log"][squares, :, read].min(axis=1)
+        crowns = np.array([label.crowns for label in LABELS])
+        land = np.array([label.terrain.is_land for label in LABELS])[read]
+        crown = np.where(land, data["crown_log"][squares, crowns[read]], 0.0)
+        for k in (0.5, 1.0, 2.0):
+            scores[f"margin + {k} x least member log p"] = margin + k * least
+        for k in (0.5, 1.0, 2.0):
+            scores[f"margin + {k} x crown model log p"] = margin + k * crown
+    if "match" in data:
+        empty = np.array([label.terrain.value == "empty" for label in LABELS])
+        opinion = ~empty & (data["match"].max(axis=0) > -1)
+        scores_m = np.where(opinion, data["match"], -np.inf)
+        lead = np.where(opinion[read], scores_m.max(axis=1) - data["match"][squares, read], 0.0)
+        for k in (10.0, 25.0, 50.0):
+            scores[f"margin - {k:g} x matcher's lead"] = margin - k * lead
+    return scores
+
+
+def at_share(data: dict, score: np.ndarray, share: float) -> tuple[float, int]:
+    """(flagged share, misread unflagged) of ``score < t`` with the other rules, at the largest t that
+    flags no more than ``share`` of the squares."""
+    wrong = data["truth"] != data["read"]
+    other = review_part(data) | data["reason_glare"] | data["reason_grayscale"]
+    order = np.argsort(score, kind="stable")
+    flagged = other.sum() + np.cumsum(~other[order])  # after flagging the first k+1 squares by score
+    k = int(np.searchsorted(flagged, share * len(score), side="right"))  # squares flagged by the score
+    flags = other.copy()
+    flags[order[:k]] = True
+    return flags.mean(), int((wrong & ~flags).sum())
+
+
+def frontier_report(data: dict) -> None:
+    """Each second opinion added to the flat margin rule at several thresholds, against the flat rule alone:
+    flagged share and misread squares left unflagged."""
+    opinions = second_opinions(data)
+    if not opinions:
+        return
+    wrong = data["truth"] != data["read"]
+    print("\nsecond opinions beside the flat margin: flagged % / misread unflagged, at margin <", FRONTIER)
+    rows = {"flat margin alone": np.zeros(len(wrong), bool)} | opinions
+    for name, extra in rows.items():
+        cells = []
+        for margin in FRONTIER:
+            flags = margin_rule(data, margin) | extra
+            cells.append(f"{100 * flags.mean():5.2f}/{int((wrong & ~flags).sum()):<3}")
+        caught = wrong & extra & ~margin_rule(data, FLAG_MARGIN)
+        print(
+            f"  {name:<40} {' '.join(cells)}  fires on {100 * extra.mean():5.2f} %, "
+            f"catches {int(caught.sum())} left at {FLAG_MARGIN}"
+        )
+    print("\nscores at the flat rule's flagged shares: flagged % / misread unflagged")
+    shares = [margin_rule(data, margin).mean() for margin in FRONTIER]
+    for name, score in doubt_scores(data).items():
+        cells = []
+        for share in shares:
+            got, unflagged = at_share(data, score, share)
+            cells.append(f"{100 * got:5.2f}/{unflagged:<3}")
+        print(f"  {name:<40} {' '.join(cells)}")
+    if "match_ms" in data:
+        ms = np.array([data["match_ms"][photo_ids(data) == p][0] for p in np.unique(photo_ids(data))])
+        per = data["match_ms"] / data["grid"] ** 2
+        print(
+            f"  matcher on every square: {np.median(ms):.0f} ms per photo (median), "
+            f"{np.median(per):.1f} ms a square"
+        )
+
+
 def report(data: dict) -> int:
     wrong = data["truth"] != data["read"]
     right = ~wrong
@@ -170,6 +289,7 @@ def report(data: dict) -> int:
         )
     if {"sharpness", "lab_b"} <= set(data):
         photo_report(data)
+    frontier_report(data)
     print("\nmisread squares: truth -> read, margin, causes")
     for index in np.nonzero(wrong)[0]:
         why = ",".join(name for name, flags in named.items() if flags[index]) or "unflagged as scanned"

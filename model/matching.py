@@ -99,12 +99,22 @@ class ArtworkMatcher:
         turned = [np.argsort(np.rot90(index, turns, axes=(0, 1)).ravel()) for turns in range(4)]
         return np.hstack([self.basis_[rows] for rows in turned])
 
-    def similarities(self, thumbs: np.ndarray) -> np.ndarray:
-        """(n, 18): each label's best match over its training squares, turns and shifts (-1: no example)."""
+    def similarities(self, thumbs: np.ndarray, shift: int | None = None) -> np.ndarray:
+        """(n, 18): each label's best match over its training squares, turns and shifts (-1: no example).
+        ``shift``: try shifts of at most this many pixels (of 32) from the centre only, for squares cut
+        from a frame fitted to its seams (a multiple of ``stride``; None: every shift)."""
         out = np.full((len(thumbs), len(LABELS)), -1.0, dtype=np.float32)
         if len(thumbs) == 0:
             return out
-        windows = self._windows(_balanced(thumbs))
+        images = _balanced(thumbs)
+        if shift is not None and shift < (CODEBOOK_SIDE - self.window) // 2:
+            if shift % self.stride:
+                raise ValueError("the shift must be a multiple of the stride")
+            start = (CODEBOOK_SIDE - self.window) // 2 - shift
+            images = images[
+                :, start : start + self.window + 2 * shift, start : start + self.window + 2 * shift
+            ]
+        windows = self._windows(images)
         n, positions, size = windows.shape
         turned = (windows.reshape(-1, size) @ self._turned_basis()).reshape(-1, self.basis_.shape[1])
         projected = _unit_length(turned - self.mean_ @ self.basis_)  # as _project, on the turned bases

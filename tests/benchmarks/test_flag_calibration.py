@@ -85,3 +85,50 @@ def test_photo_features_and_the_per_photo_candidates() -> None:
     unlike = colour_unlike(data)
     assert unlike[7] and unlike.sum() == 1  # the yellow grassland alone looks like the photo's wheat
     assert all(len(value) == 9 for value in photo_evidence(data).values())
+
+
+def test_second_opinions_ask_the_members_the_crown_model_and_the_matcher_apart() -> None:
+    from benchmarks.flag_calibration import second_opinions as collect_opinions
+    from model.classifier import SquareClassifier
+    from model.features import normalise_crops
+    from model.training.dataset import DEFAULT_DATA_DIR, board_squares, load_boards
+
+    classifier = SquareClassifier.load()
+    photo = next(p for p in load_boards(DEFAULT_DATA_DIR) if p.name == "1.jpg")
+    squares = board_squares(photo)[:6]
+    opinions = collect_opinions(classifier, squares)
+    members = len(classifier.estimator.joint_.members_)
+    assert opinions["member_log"].shape == (6, members, len(LABELS))
+    assert opinions["match"].shape == (6, len(LABELS)) and opinions["match_ms"].shape == (6,)
+    # the members joined as the ensemble joins them read as the classifier does on these sure squares
+    read = classifier.predict_proba(normalise_crops(squares), photo=True).argmax(axis=1)
+    assert (opinions["joint_log"].argmax(axis=1) == read).mean() >= 0.8
+    assert (opinions["member_log"].argmax(axis=2) == read[:, None]).mean() >= 0.8
+    assert collect_opinions(OwnWhite(), squares) == {}  # no ensemble to ask apart
+
+
+def test_second_opinion_flags_replay_the_members_and_the_matcher() -> None:
+    from benchmarks.flag_report import second_opinions
+
+    wheat, grass = LABEL_INDEX[Square(Terrain.WHEAT, 0)], LABEL_INDEX[Square(Terrain.GRASSLAND, 0)]
+    read = np.array([wheat, wheat])
+    members = np.full((2, 3, len(LABELS)), np.log(1e-4))
+    members[:, :, wheat] = 0.0
+    members[1, 2, wheat], members[1, 2, grass] = np.log(0.3), np.log(0.7)  # one member reads grassland
+    crowns = np.log(np.array([[0.97, 0.01, 0.01, 0.01]] * 2))
+    match = np.full((2, len(LABELS)), 0.2)
+    match[:, wheat] = 0.9
+    match[1, grass] = 0.96  # the best real square is a grassland, by 0.06
+    data = {
+        "read": read,
+        "member_log": members,
+        "crown_log": crowns,
+        "joint_log": members[:, 0],
+        "match": match,
+    }
+    opinions = second_opinions(data)
+    assert opinions["a member's top label differs"].tolist() == [False, True]
+    assert opinions["a member gives the reading < 0.5"].tolist() == [False, True]
+    assert not opinions["crown model's count differs"].any()
+    assert opinions["matcher's best label differs by 0.05"].tolist() == [False, True]
+    assert not opinions["matcher's best label differs by 0.1"].any()

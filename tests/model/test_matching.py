@@ -116,3 +116,14 @@ def test_an_empty_batch_reads_as_nothing(matcher):
 def test_shifts_must_be_symmetric_about_the_centre():
     with pytest.raises(ValueError, match="symmetric"):
         ArtworkMatcher(window=18, stride=4)
+
+
+def test_fewer_shifts_score_a_square_cut_on_its_seams_as_every_shift_does(board, matcher):
+    thumbs, labels = board
+    near = matcher.similarities(thumbs, shift=1)
+    every = matcher.similarities(thumbs)
+    artwork = ~NEUTRAL[labels]
+    assert (near <= every + 1e-6).all()  # fewer windows: never a better match
+    own = near[np.arange(len(labels)), labels]
+    assert (own[artwork] > 0.99).all()  # the training square itself still sits at the centre
+    assert (near.argmax(axis=1)[artwork] == labels[artwork]).all()
