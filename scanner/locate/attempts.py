@@ -48,7 +48,7 @@ from scanner.geometry import (
 from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
-from scanner.locate.placement import fit_outline, placed_frame, table_cells
+from scanner.locate.placement import Placement, fit_outline, placed_frame, table_cells
 from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
     LocatorRefusal,
@@ -515,10 +515,16 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     view, settings = search.view, search.settings
     size, homography, verdict = chosen.size, chosen.homography, chosen.verdict
     if not view.grayscale:  # the last look at where on its lattice the kingdom lies, on the photo itself
-        homography, size, placement = placed_frame(
+        placed, placed_size, placement = placed_frame(
             view.colour, view.gray, homography, size, view.grid, settings
         )
-        verdict = Verdict(**{**verdict.__dict__, "placement": placement or verdict.placement})
+        # a window of the same size that the photo's placement barely prefers does not overrule a frame the
+        # search judged sure (a board or a cloth's stripes beside the kingdom pass for tiles there; docs/
+        # experiments.md, "An unsure last look keeps a sure frame")
+        sure = not verdict.unsure(settings)
+        if placed_size != size or placed is homography or not (sure and _unsure_move(placement, settings)):
+            homography, size = placed, placed_size
+            verdict = Verdict(**{**verdict.__dict__, "placement": placement or verdict.placement})
     if size == 5 and view.grid == "auto":
         start = time.perf_counter()
         # a window cannot show the ring a 7×7 adds beyond it: a frame found in one grows on the photo
@@ -570,6 +576,14 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         verdict=verdict,
         gray=view.gray,
     )
+
+
+def _unsure_move(placement: Placement | None, settings: LocatorSettings) -> bool:
+    """Whether the window a frame was moved to scores within ``unsure_placement_margin`` per side of
+    another window of its lattice (the frame's own among them)."""
+    if placement is None:
+        return False
+    return (placement.score - placement.runner_up) / placement.size < settings.unsure_placement_margin
 
 
 def _refusal(search: Search) -> KingdomNotFoundError:

@@ -126,14 +126,27 @@ def test_a_printed_grid_s_lattice_across_the_kingdom_is_no_frame_of_it() -> None
     # larger than its squares): the colour outline's frame, placed on the grid's lattice beside the
     # kingdom, had its sides on the grid's lines, not between the tiles, and grew to a 7×7 of the grid,
     # unnoted; counted only where they border a tile, its seams do not pass, and a window frames the kingdom
+    assert _outside_dev_five_error(200092) < 0.25
+
+
+@pytest.mark.slow
+def test_a_window_the_photo_s_placement_barely_prefers_does_not_move_the_search_s_frame() -> None:
+    # a dev photo of the independent generator (a 5×5 on a striped cloth, dim): the fast frame lies on the
+    # kingdom, sure; the last placement on the photo moved it a square onto the stripes, by less than a point
+    # per side over the kingdom's own window, and the growth made a 7×7 of that
+    assert _outside_dev_five_error(200261) < 0.25
+
+
+def _outside_dev_five_error(seed: int) -> float:
+    """The corner error (squares) of the frame found on a 5×5 dev photo of the independent generator."""
     from benchmarks.outside import hard as outside
 
-    jpeg, truth = outside.generate(200092)
+    jpeg, truth = outside.generate(seed)
     photo = load_photo(jpeg, max_side=DECODE_MAX_SIDE)
     located = locate_kingdom(photo.image)
     assert located.grid_size == 5, located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
-    assert min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4)) < 0.25
+    return min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4))
 
 
 def _dev_photo_error(seed: int) -> float:
