@@ -520,7 +520,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         )
         # a window of the same size that the photo's placement barely prefers does not overrule a frame the
         # search judged sure (a board or a cloth's stripes beside the kingdom pass for tiles there; docs/
-        # experiments.md, "An unsure last look keeps a sure frame")
+        # experiments.md, "... an unsure last look that keeps a sure frame")
         sure = not verdict.unsure(settings)
         if placed_size != size or placed is homography or not (sure and _unsure_move(placement, settings)):
             homography, size = placed, placed_size
