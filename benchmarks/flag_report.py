@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kingdomino.labels import LABELS
+from model.label_columns import IS_LAND, LABEL_CROWNS, LABEL_TERRAIN
 from scanner.decode import FLAG_MARGIN
 
 #: The rules before the calibration, replayed: the decoder flagged changes, squares in no box domino and
@@ -158,30 +159,40 @@ def second_opinions(data: dict) -> dict[str, np.ndarray]:
         least = np.exp(members[squares, :, read].min(axis=1))
         for level in (0.5, 0.9):
             opinions[f"a member gives the reading < {level}"] = least < level
-        crowns = np.array([label.crowns for label in LABELS])
-        land = np.array([label.terrain.is_land for label in LABELS])[read]
-        crown_read = np.exp(data["crown_log"][squares, crowns[read]])
-        opinions["crown model's count differs"] = land & (data["crown_log"].argmax(axis=1) != crowns[read])
+        land = _land(read)
+        crown_read = np.exp(data["crown_log"][squares, LABEL_CROWNS[read]])
+        opinions["crown model's count differs"] = land & (
+            data["crown_log"].argmax(axis=1) != LABEL_CROWNS[read]
+        )
         opinions["crown model gives the count < 0.9"] = land & (crown_read < 0.9)
         joint = data["joint_log"].argmax(axis=1)
-        opinions["joint model's count differs"] = land & (crowns[joint] != crowns[read])
+        opinions["joint model's count differs"] = land & (LABEL_CROWNS[joint] != LABEL_CROWNS[read])
         opinions["joint model's label differs"] = joint != read
     if "match" in data:
-        match = data["match"]
-        empty = np.array([label.terrain.value == "empty" for label in LABELS])
-        seen = match.max(axis=0) > -1
-        opinion = ~empty & seen
-        scores = np.where(opinion, match, -np.inf)
-        best = scores.argmax(axis=1)
-        lead = scores.max(axis=1) - np.where(opinion[read], match[squares, read], -np.inf)
-        terrain = np.array([label.terrain.value for label in LABELS])
-        judged = opinion[read]
+        judged, best, lead = _matcher_lead(data)
         for by in (0.0, 0.02, 0.05, 0.1):
             opinions[f"matcher's best label differs by {by}"] = judged & (best != read) & (lead > by)
         opinions["matcher's best terrain differs by 0.05"] = (
-            judged & (terrain[best] != terrain[read]) & (lead > 0.05)
+            judged & (LABEL_TERRAIN[best] != LABEL_TERRAIN[read]) & (lead > 0.05)
         )
     return opinions
+
+
+def _land(read: np.ndarray) -> np.ndarray:
+    """Whether each square's reading is a land terrain (one that carries crowns)."""
+    return IS_LAND[LABEL_TERRAIN[read]]
+
+
+def _matcher_lead(data: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The artwork matcher's opinion per square: whether it can judge the reading (a tile label with
+    training examples), its best such label, and how much better that label matches than the reading's."""
+    read, match = data["read"], data["match"]
+    empty = np.array([label.terrain.value == "empty" for label in LABELS])
+    opinion = ~empty & (match.max(axis=0) > -1)
+    scores = np.where(opinion, match, -np.inf)
+    judged = opinion[read]
+    lead = np.where(judged, scores.max(axis=1) - match[np.arange(len(read)), read], 0.0)
+    return judged, scores.argmax(axis=1), lead
 
 
 def doubt_scores(data: dict) -> dict[str, np.ndarray]:
@@ -192,18 +203,13 @@ def doubt_scores(data: dict) -> dict[str, np.ndarray]:
     scores = {"margin": margin}
     if "member_log" in data:
         least = data["member_log"][squares, :, read].min(axis=1)
-        crowns = np.array([label.crowns for label in LABELS])
-        land = np.array([label.terrain.is_land for label in LABELS])[read]
-        crown = np.where(land, data["crown_log"][squares, crowns[read]], 0.0)
+        crown = np.where(_land(read), data["crown_log"][squares, LABEL_CROWNS[read]], 0.0)
         for k in (0.5, 1.0, 2.0):
             scores[f"margin + {k} x least member log p"] = margin + k * least
         for k in (0.5, 1.0, 2.0):
             scores[f"margin + {k} x crown model log p"] = margin + k * crown
     if "match" in data:
-        empty = np.array([label.terrain.value == "empty" for label in LABELS])
-        opinion = ~empty & (data["match"].max(axis=0) > -1)
-        scores_m = np.where(opinion, data["match"], -np.inf)
-        lead = np.where(opinion[read], scores_m.max(axis=1) - data["match"][squares, read], 0.0)
+        _, _, lead = _matcher_lead(data)
         for k in (10.0, 25.0, 50.0):
             scores[f"margin - {k:g} x matcher's lead"] = margin - k * lead
     return scores

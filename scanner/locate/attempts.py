@@ -48,7 +48,7 @@ from scanner.geometry import (
 from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
-from scanner.locate.placement import Placement, fit_outline, placed_frame, table_cells
+from scanner.locate.placement import fit_outline, placed_frame, table_cells
 from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
     LocatorRefusal,
@@ -522,7 +522,8 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         # search judged sure (a board or a cloth's stripes beside the kingdom pass for tiles there; docs/
         # experiments.md, "... an unsure last look that keeps a sure frame")
         sure = not verdict.unsure(settings)
-        if placed_size != size or placed is homography or not (sure and _unsure_move(placement, settings)):
+        close = placement is not None and placement.runner_up_close(settings)
+        if placed_size != size or placed is homography or not (sure and close):
             homography, size = placed, placed_size
             verdict = Verdict(**{**verdict.__dict__, "placement": placement or verdict.placement})
     if size == 5 and view.grid == "auto":
@@ -576,14 +577,6 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         verdict=verdict,
         gray=view.gray,
     )
-
-
-def _unsure_move(placement: Placement | None, settings: LocatorSettings) -> bool:
-    """Whether the window a frame was moved to scores within ``unsure_placement_margin`` per side of
-    another window of its lattice (the frame's own among them)."""
-    if placement is None:
-        return False
-    return (placement.score - placement.runner_up) / placement.size < settings.unsure_placement_margin
 
 
 def _refusal(search: Search) -> KingdomNotFoundError:

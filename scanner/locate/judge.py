@@ -97,8 +97,7 @@ class Verdict:
         placement = self.placement
         if placement is None:
             return False
-        margin = (placement.score - placement.runner_up) / placement.size
-        return margin < settings.unsure_placement_margin or self.tiles_beside(settings)
+        return placement.runner_up_close(settings) or self.tiles_beside(settings)
 
     def tiles_beside(self, settings: LocatorSettings) -> bool:
         """More tiles just outside the frame than a sure frame has: it may lie on the table's lattice beside

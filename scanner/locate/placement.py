@@ -55,6 +55,10 @@ class Placement:
     def moved(self) -> bool:
         return (self.rows, self.cols) != (0, 0)
 
+    def runner_up_close(self, settings: LocatorSettings) -> bool:
+        """Whether another window of the lattice scores within ``unsure_placement_margin`` per side."""
+        return (self.score - self.runner_up) / self.size < settings.unsure_placement_margin
+
 
 def describe_cells(
     image: np.ndarray, grid_to_image: np.ndarray, n: int, settings: LocatorSettings
