@@ -83,8 +83,8 @@ def second_opinions(classifier, crops: list) -> dict[str, np.ndarray]:
     normalised = normalise_crops(crops)
     white = np.tile(photo_white_point(normalised), (len(normalised), 1))
     rows = classifier.features(normalised, white)
-    turned = [rows[:, permutation] for permutation in classifier._permutations]
-    n, columns = len(rows), classifier._columns
+    turned = [rows[:, permutation] for permutation in classifier.turn_permutations]
+    n, columns = len(rows), classifier.estimator_labels
 
     def turn_mean(model, cols) -> np.ndarray:
         logs = [np.log(np.clip(model.predict_proba(t[:, cols]), 1e-9, 1.0)) for t in turned]

@@ -94,6 +94,17 @@ class SquareClassifier:
         self._turned = TurnedReader(estimator, self._permutations)
         self._columns = np.asarray(estimator.classes_, dtype=np.int64)
 
+    @property
+    def turn_permutations(self) -> list[np.ndarray]:
+        """The feature columns of a square turned by 0, 1, 2 and 3 quarter turns (to read a part of the
+        estimator the way the classifier reads the whole)."""
+        return list(self._permutations)
+
+    @property
+    def estimator_labels(self) -> np.ndarray:
+        """The joint-label index of each of the estimator's output columns."""
+        return self._columns.copy()
+
     # ---- persistence -------------------------------------------------------------------------------
     def save(self, path: str | Path = DEFAULT_MODEL_PATH) -> Path:
         path = Path(path)

@@ -72,7 +72,7 @@ def test_packaged_model_carries_its_learned_stages(classifier, board):
     assert classifier.codebook is not None and classifier.crown_detector is not None
     assert classifier.matcher is not None and classifier.matcher.gallery_.shape[1] > 5000  # every real square
     squares, _ = board
-    assert classifier.features(normalise_crops(squares)).shape[1] == len(classifier._permutations[0])
+    assert classifier.features(normalise_crops(squares)).shape[1] == len(classifier.turn_permutations[0])
 
 
 def test_shared_intermediates_give_the_features_of_each_stage_alone(classifier, board):
@@ -134,7 +134,7 @@ def test_a_few_squares_read_with_their_photo_as_context_read_as_in_one_batch(cla
 def test_the_packaged_model_reads_all_turns_as_the_turned_copies_read(classifier, board):
     squares, _ = board
     features = classifier.features(normalise_crops(squares))
-    permutations = classifier._permutations
+    permutations = classifier.turn_permutations
     stacked = np.vstack([features[:, permutation] for permutation in permutations])
     expected = classifier.estimator.predict_proba(stacked).reshape(4, len(squares), -1)
     np.testing.assert_allclose(classifier._turned.read(features), expected, atol=1e-6)
@@ -181,10 +181,10 @@ def test_unsure_squares_are_matched_with_the_training_squares_and_sure_ones_are_
     assert sure[1:].any()
     matched = reader.matched(crops, log_proba)
     np.testing.assert_array_equal(matched[sure], log_proba[sure])
-    evidence = matcher.evidence(thumbnails(crops[:1]))[0, reader._columns]
+    evidence = matcher.evidence(thumbnails(crops[:1]))[0, reader.estimator_labels]
     expected = log_proba[0] + MATCH_WEIGHT * evidence
     np.testing.assert_allclose(np.exp(matched[0]), np.exp(expected) / np.exp(expected).sum(), atol=1e-9)
-    own = list(reader._columns).index(labels[0])  # the square it was shown: its label ranks first
+    own = list(reader.estimator_labels).index(labels[0])  # the square it was shown: its label ranks first
     assert matched[0][own] == pytest.approx(matched[0].max())
 
 
