@@ -159,6 +159,19 @@ def test_seams_smeared_by_a_shake_are_fitted_as_ridges_as_wide_as_the_smear() ->
     assert _error(fit_frame(shaken, rough, n), truth, n) < 0.2
 
 
+def test_a_smeared_family_votes_against_the_gradient_beyond_its_ridge_not_on_its_flanks() -> None:
+    # a smear a quarter of a square long makes each row seam a ridge whose flanks fill most of the span a
+    # seam is looked for in: against its own flanks it stands out of nothing and the rows' lines stayed
+    # where the search left them (docs/experiments.md, "A smeared seam's contrast beyond its flanks")
+    n = 5
+    gray, truth = _photo(_kingdom(n, jitter=0), n)
+    shaken = _shaken(gray, 15, 1.4)
+    for rows_off in ([[0, -0.2], [0, 0.1], [0, 0.2], [0, -0.1]], [[0, 0.2]] * 4):
+        rough = _off(truth, n, rows_off)
+        assert _error(rough, truth, n) > 0.2
+        assert _error(fit_frame(shaken, rough, n), truth, n) < 0.1
+
+
 def test_a_mat_s_lattice_across_the_kingdom_has_no_seams_between_its_tiles() -> None:
     # a frame on a mat's lines, laid over the kingdom and the mat beside it at the mat's pitch, has its
     # sides on seams where they lie on the mat; counted only where they border a tile, it has few, while
