@@ -347,6 +347,7 @@ ROBUST_PASSES = 3  # ... refitted this many times
 OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edge is looked for
 MATCHED_SPREAD_PX = 1.0  # rectified px: a blur spreading seams less than this leaves the gradient as it is
 RIDGE_FLANKS = 2.0  # spreads: how far past the offsets looked at a smeared seam's ridge still reaches
+SMEAR_SPREAD = 0.06  # squares: unblurred artwork's own spread stays under this; a real smear's goes beyond
 
 
 def fit_frame(
@@ -366,8 +367,9 @@ def fit_frame(
     a blob"). A family of seams the photo's motion blur smears (``blur_spread``) is fitted on its gradient
     smoothed across the seams by the smear's own spread: a smeared seam is a ridge as wide as the smear,
     whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
-    wide ridges"); it stands out against the gradient beyond its flanks, not against them (docs/
-    experiments.md, "A smeared seam's contrast beyond its flanks"). ``table``: the frame's cells that show
+    wide ridges"); when the spread is beyond what unblurred artwork measures of its own (``SMEAR_SPREAD``),
+    it stands out against the gradient beyond its flanks, not against them (docs/experiments.md, "A
+    smeared seam's contrast beyond its flanks"). ``table``: the frame's cells that show
     the table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
     (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
@@ -412,7 +414,7 @@ def _fit_pass(
         beyond = 0
         if matched:  # a smeared seam is a ridge as wide as the smear: the profile matched to it
             grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
-            # ... whose contrast is measured against the gradient beyond its flanks, not on them
+        if spread >= SMEAR_SPREAD * cell:  # a real smear's ridge stands out of the gradient beyond its flanks
             beyond = int(min(cell // 2 - reach, round(RIDGE_FLANKS * spread)))
         along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
