@@ -408,19 +408,60 @@ def _fit_pass(
         (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, spread_rows, False, table),
         (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, spread_cols, True, table.T),
     ):
-        matched = spread >= MATCHED_SPREAD_PX
-        if sharp < SMEARED and not matched:
+        if sharp < SMEARED and spread < MATCHED_SPREAD_PX:
             continue  # the blur smeared these seams away, and by no measured spread: nothing to place them
-        beyond = 0
-        if matched:  # a smeared seam is a ridge as wide as the smear: the profile matched to it
-            grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
-        if spread >= SMEAR_SPREAD * cell:  # a real smear's ridge stands out of the gradient beyond its flanks
-            beyond = int(min(cell // 2 - reach, round(RIDGE_FLANKS * spread)))
+        grad, beyond = _matched(grad, spread, cell, reach)
         along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
         votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))
     solved = _solve_frame(votes, n)
     return grid_to_work if solved is None else grid_to_work @ np.linalg.inv(solved)
+
+
+def _matched(grad: np.ndarray, spread: float, cell: int, reach: int) -> tuple[np.ndarray, int]:
+    """A family's gradient (rows' lines along y) as the fit reads it, and how far past ``reach`` its
+    profile's median looks: smoothed across the lines by the blur's ``spread`` (a smeared seam is a ridge
+    as wide as the smear), and for a real smear (``SMEAR_SPREAD``) measured against the gradient beyond the
+    ridge's flanks (``RIDGE_FLANKS``); as it is for a spread under ``MATCHED_SPREAD_PX``."""
+    beyond = 0
+    if spread >= MATCHED_SPREAD_PX:  # a smeared seam is a ridge as wide as the smear: the matched profile
+        grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
+    if spread >= SMEAR_SPREAD * cell:  # a real smear's ridge stands out of the gradient beyond its flanks
+        beyond = int(min(cell // 2 - reach, round(RIDGE_FLANKS * spread)))
+    return grad, beyond
+
+
+def ridge_support(
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    table: np.ndarray | None = None,
+    cell: int = REFINE_CELL_PX,
+) -> float | None:
+    """The least share, over the families of lines a real smear spreads (``blur_spread`` of at least
+    ``SMEAR_SPREAD``), of the family's sides whose seam stands out as a ridge near its line: the sides
+    ``fit_frame`` can place, by the same test. None when no family is so smeared. ``seam_support`` excuses
+    a family the smear blurs (``axis_sharpness``); a frame whose smeared family shows almost no ridge has
+    its place across that family from the search's frame alone, however sure its other family (docs/
+    experiments.md, "A smeared family without ridges"). ``table``: as for ``fit_frame``."""
+    table = np.zeros((n, n), bool) if table is None else np.asarray(table, bool)
+    rect = _rectified(gray, grid_to_work, n, cell)
+    reach = int(0.3 * cell)
+    offsets = np.arange(-reach, reach + 1)
+    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
+    spread_rows, spread_cols = blur_spread(rect, n, cell)
+    shares = []
+    for gradient, spread, cells in (
+        (lambda: np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), spread_rows, table),
+        (lambda: np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, spread_cols, table.T),
+    ):
+        if spread < SMEAR_SPREAD * cell:
+            continue  # a seam this little spread is counted by ``seam_support``
+        grad, beyond = _matched(gradient(), spread, cell, reach)
+        along, *_ = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
+        sides = int(table_reach(offsets, n, cell, cells).any(axis=1).sum())
+        shares.append(len(along) / max(sides, 1))
+    return min(shares) if shares else None
 
 
 def _side_votes(
