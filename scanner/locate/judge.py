@@ -56,6 +56,9 @@ class Verdict:
     table_checks: float | None = None
     placement: Placement | None = None  # artwork inside, table around (None: not judged, no table seen)
     outline_support: float | None = None  # the returned frame's outline sides on a seam (None: not measured)
+    #: the returned frame's smeared family's sides on a ridge (``refine.ridge_support``; None: no real smear
+    #: or not measured)
+    ridge_support: float | None = None
     refusal: LocatorRefusal | None = None
 
     @property
@@ -87,13 +90,16 @@ class Verdict:
         """Accepted, but the frame may be misplaced: seams barely on the lattice, its outline mostly unseen
         (where the kingdom meets the table, a frame off by part of a square shows first: without seams
         there, its place rests on the inner lines and the artwork alone), another window of the lattice
-        nearly as much a kingdom, or tiles just outside the frame."""
+        nearly as much a kingdom, or tiles just outside the frame; or a family of lines a real smear spreads
+        showing almost no ridge (docs/experiments.md, "A smeared family without ridges")."""
         if not self.accepted:
             return False
         if self.seam_support < self.min_support + settings.unsure_margin:
             return True
         if self.outline_support is not None and self.outline_support < settings.min_outline_support:
             return True
+        if self.ridge_support is not None and self.ridge_support < settings.min_ridge_support:
+            return True  # the smeared family's lines lie where the search put them, on no seam of theirs
         placement = self.placement
         if placement is None:
             return False

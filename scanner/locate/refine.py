@@ -268,18 +268,21 @@ def table_reach(offsets: np.ndarray, n: int, cell: int, table: np.ndarray) -> np
     return allowed & ~(before & after)[:, None, :]
 
 
-def _peaks(profiles: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, ...]:
+def _peaks(
+    profiles: np.ndarray, allowed: np.ndarray, reference: np.ndarray | None = None
+) -> tuple[np.ndarray, ...]:
     """Per side of ``profiles`` (lines, offsets, n), among the ``allowed`` offsets: the strongest offset's
     index, its value, its contrast to the side's median, and whether it is a peak inside the allowed
     span (not at its end, where the strongest row may lie beyond it); a side with no offset allowed has
-    none."""
+    none. ``reference``: the offsets the median is taken over (the allowed ones when None)."""
     masked = np.where(allowed, profiles, -np.inf)
     best = np.argmax(masked, axis=1)  # (lines, n)
     peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
-    if allowed.all():
+    reference = allowed if reference is None else reference
+    if reference.all():
         median = np.median(profiles, axis=1)
     else:  # a side with nothing allowed keeps its whole profile here (it has no peak anyway)
-        kept = allowed | ~allowed.any(axis=1, keepdims=True)
+        kept = reference | ~reference.any(axis=1, keepdims=True)
         median = np.nanmedian(np.where(kept, profiles, np.nan), axis=1)
     contrast = peak / (median + 1e-6)
     first = np.argmax(allowed, axis=1)
@@ -343,6 +346,8 @@ ROBUST_SQUARES = 0.1  # squares: votes farther than this from the fit count less
 ROBUST_PASSES = 3  # ... refitted this many times
 OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edge is looked for
 MATCHED_SPREAD_PX = 1.0  # rectified px: a blur spreading seams less than this leaves the gradient as it is
+RIDGE_FLANKS = 2.0  # spreads: how far past the offsets looked at a smeared seam's ridge still reaches
+SMEAR_SPREAD = 0.06  # squares: unblurred artwork's own spread stays under this; a real smear's goes beyond
 
 
 def fit_frame(
@@ -362,8 +367,11 @@ def fit_frame(
     a blob"). A family of seams the photo's motion blur smears (``blur_spread``) is fitted on its gradient
     smoothed across the seams by the smear's own spread: a smeared seam is a ridge as wide as the smear,
     whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
-    wide ridges"). ``table``: the frame's cells that show the table, when known (``table_reach``);
-    ``cell_px``: the rectified square it fits at (``settings.fine_cell_px`` when None)."""
+    wide ridges"); when the spread is beyond what unblurred artwork measures of its own (``SMEAR_SPREAD``),
+    it stands out against the gradient beyond its flanks, not against them (docs/experiments.md, "A
+    smeared seam's contrast beyond its flanks"). ``table``: the frame's cells that show
+    the table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
+    (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
     cell = settings.fine_cell_px if cell_px is None else cell_px
     rect = _rectified(gray, grid_to_work, n, cell)
@@ -400,26 +408,80 @@ def _fit_pass(
         (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, spread_rows, False, table),
         (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, spread_cols, True, table.T),
     ):
-        matched = spread >= MATCHED_SPREAD_PX
-        if sharp < SMEARED and not matched:
+        if sharp < SMEARED and spread < MATCHED_SPREAD_PX:
             continue  # the blur smeared these seams away, and by no measured spread: nothing to place them
-        if matched:  # a smeared seam is a ridge as wide as the smear: the profile matched to it
-            grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
-        along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells)
+        grad, beyond = _matched(grad, spread, cell, reach)
+        along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
         votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))
     solved = _solve_frame(votes, n)
     return grid_to_work if solved is None else grid_to_work @ np.linalg.inv(solved)
 
 
+def _matched(grad: np.ndarray, spread: float, cell: int, reach: int) -> tuple[np.ndarray, int]:
+    """A family's gradient (rows' lines along y) as the fit reads it, and how far past ``reach`` its
+    profile's median looks: smoothed across the lines by the blur's ``spread`` (a smeared seam is a ridge
+    as wide as the smear), and for a real smear (``SMEAR_SPREAD``) measured against the gradient beyond the
+    ridge's flanks (``RIDGE_FLANKS``); as it is for a spread under ``MATCHED_SPREAD_PX``."""
+    beyond = 0
+    if spread >= MATCHED_SPREAD_PX:  # a smeared seam is a ridge as wide as the smear: the matched profile
+        grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
+    if spread >= SMEAR_SPREAD * cell:  # a real smear's ridge stands out of the gradient beyond its flanks
+        beyond = int(min(cell // 2 - reach, round(RIDGE_FLANKS * spread)))
+    return grad, beyond
+
+
+def ridge_support(
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    table: np.ndarray | None = None,
+    cell: int = REFINE_CELL_PX,
+) -> float | None:
+    """The least share, over the families of lines a real smear spreads (``blur_spread`` of at least
+    ``SMEAR_SPREAD``), of the family's sides whose seam stands out as a ridge near its line: the sides
+    ``fit_frame`` can place, by the same test. None when no family is so smeared. ``seam_support`` excuses
+    a family the smear blurs (``axis_sharpness``); a frame whose smeared family shows almost no ridge has
+    its place across that family from the search's frame alone, however sure its other family (docs/
+    experiments.md, "A smeared family without ridges"). ``table``: as for ``fit_frame``."""
+    table = np.zeros((n, n), bool) if table is None else np.asarray(table, bool)
+    rect = _rectified(gray, grid_to_work, n, cell)
+    reach = int(0.3 * cell)
+    offsets = np.arange(-reach, reach + 1)
+    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
+    spread_rows, spread_cols = blur_spread(rect, n, cell)
+    shares = []
+    for gradient, spread, cells in (
+        (lambda: np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), spread_rows, table),
+        (lambda: np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, spread_cols, table.T),
+    ):
+        if spread < SMEAR_SPREAD * cell:
+            continue  # a seam this little spread is counted by ``seam_support``
+        grad, beyond = _matched(gradient(), spread, cell, reach)
+        along, *_ = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
+        sides = int(table_reach(offsets, n, cell, cells).any(axis=1).sum())
+        shares.append(len(along) / max(sides, 1))
+    return min(shares) if shares else None
+
+
 def _side_votes(
-    grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: int, cell: int, table: np.ndarray
+    grad: np.ndarray,
+    bases: np.ndarray,
+    offsets: np.ndarray,
+    n: int,
+    cell: int,
+    table: np.ndarray,
+    beyond: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Where each side of the lines ``bases`` shows its seam: (along, across, line, weight) of the sides
     whose strongest gradient row near the line stands out of its profile (rectified px, sub-pixel);
-    ``table``: the frame's cells that show the table (``table_reach``)."""
-    profiles = _smoothed_profiles(grad, bases, offsets, n, cell)
-    best, peak, contrast, inside = _peaks(profiles, table_reach(offsets, n, cell, table))
+    ``table``: the frame's cells that show the table (``table_reach``); ``beyond``: pixels past the
+    offsets, both ways, that the profile's median also covers (a wide ridge's flanks are no background)."""
+    wide = np.arange(offsets[0] - beyond, offsets[-1] + beyond + 1)
+    profiles = _smoothed_profiles(grad, bases, wide, n, cell)
+    allowed = table_reach(wide, n, cell, table) & (np.abs(wide) <= offsets[-1])[None, :, None]
+    best, peak, contrast, inside = _peaks(profiles, allowed, None if beyond == 0 else np.ones_like(allowed))
+    offsets = wide
     voted = (contrast >= SEAM_CONTRAST) & inside
     inner = np.clip(best, 1, len(offsets) - 2)
     before = np.take_along_axis(profiles, (inner - 1)[:, None, :], axis=1)[:, 0]

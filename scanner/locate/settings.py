@@ -89,6 +89,7 @@ class LocatorSettings:
     max_middle_seams: float = 0.45  # seams through the squares' middles, of those on its lines: not tiles
     unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
     min_outline_support: float = 0.5  # ... and so is a returned frame with less of its outline on a seam
+    min_ridge_support: float = 0.1  # ... or with less of a smeared family's sides on a ridge (ridge_support)
     placement_seam_credit: float = 0.2  # seam support a frame of artwork squares only (placement) may lack
 
     # --- the placement on the lattice: artwork inside the frame, the table around it (placement.py)

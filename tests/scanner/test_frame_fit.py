@@ -5,10 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.geometry import frame_corners, frame_homography
-from scanner.locate import fit_frame
+from scanner.geometry import frame_corners, frame_homography, moved_frame
+from scanner.locate import Verdict, fit_frame
 from scanner.locate.placement import table_cells, tile_cells
-from scanner.locate.refine import blur_spread, seam_support
+from scanner.locate.refine import blur_spread, ridge_support, seam_support
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
@@ -157,6 +157,39 @@ def test_seams_smeared_by_a_shake_are_fitted_as_ridges_as_wide_as_the_smear() ->
     rough = _off(truth, n, [[0.05, -0.1], [0, 0.15], [0.1, 0.25], [-0.1, 0.1]])
     assert _error(rough, truth, n) > 0.25
     assert _error(fit_frame(shaken, rough, n), truth, n) < 0.2
+
+
+def test_a_smeared_family_votes_against_the_gradient_beyond_its_ridge_not_on_its_flanks() -> None:
+    # a smear a quarter of a square long makes each row seam a ridge whose flanks fill most of the span a
+    # seam is looked for in: against its own flanks it stands out of nothing and the rows' lines stayed
+    # where the search left them (docs/experiments.md, "A smeared seam's contrast beyond its flanks")
+    n = 5
+    gray, truth = _photo(_kingdom(n, jitter=0), n)
+    shaken = _shaken(gray, 15, 1.4)
+    for rows_off in ([[0, -0.2], [0, 0.1], [0, 0.2], [0, -0.1]], [[0, 0.2]] * 4):
+        rough = _off(truth, n, rows_off)
+        assert _error(rough, truth, n) > 0.2
+        assert _error(fit_frame(shaken, rough, n), truth, n) < 0.1
+
+
+def test_a_frame_off_a_smeared_family_s_ridges_is_unsure_however_sure_its_other_family() -> None:
+    # the seam support excuses a family the smear blurs; its sides on the matched profile's ridges say
+    # whether the frame's place across it rests on any seam (docs/experiments.md, "A smeared family
+    # without ridges")
+    n, settings = 5, DEFAULT_SETTINGS
+    gray, truth = _photo(_kingdom(n, jitter=0), n)
+    assert ridge_support(gray, truth, n) is None  # no smear: the seam support counts every family
+    shaken = _shaken(gray, 15, 1.4)  # mostly up and down: the rows' seams smeared
+    on = ridge_support(shaken, truth, n, cell=settings.fine_cell_px)
+    across_rows = moved_frame(truth, 0.4, 0)
+    off = ridge_support(shaken, across_rows, n, cell=settings.fine_cell_px)
+    assert on is not None and off is not None
+    assert on > 0.5 > settings.min_ridge_support > off
+    # the sharp columns' lines lie on their seams either way: only the smeared family tells
+    assert ridge_support(shaken, moved_frame(truth, 0, 0.4), n, cell=settings.fine_cell_px) > 0.5
+    sure = Verdict(seam_support=0.9, min_support=0.5, outline_support=0.9, ridge_support=on)
+    assert not sure.unsure(settings)
+    assert Verdict(**{**sure.__dict__, "ridge_support": off}).unsure(settings)
 
 
 def test_a_mat_s_lattice_across_the_kingdom_has_no_seams_between_its_tiles() -> None:
