@@ -514,6 +514,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     """The chosen frame grown to 7×7 when it is the middle of one, snapped to a cropped photo's corners."""
     view, settings = search.view, search.settings
     size, homography, verdict = chosen.size, chosen.homography, chosen.verdict
+    doubtful_growth = False  # a 7×7 grown from the chosen 5×5 over a ring without seams
     if not view.grayscale:  # the last look at where on its lattice the kingdom lies, on the photo itself
         placed, placed_size, placement = placed_frame(
             view.colour, view.gray, homography, size, view.grid, settings
@@ -534,7 +535,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         table = None if origin.grayscale else origin.table_colours()
         grown = grow_to_seven(origin.colour, origin.gray, on_origin, origin.grayscale, settings, table)
         if grown is not None:
-            homography, size = to_here @ grown, 7
+            homography, size, doubtful_growth = to_here @ grown.homography, 7, grown.unsure
         view.timings["locate.grow"] = time.perf_counter() - start
     placement = verdict.placement
     grown_or_alone = placement is not None and (
@@ -574,7 +575,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         deblurred=chosen.deblurred,
         path=search.path,
         found_by=chosen.attempt,
-        unsure=chosen.deblurred or verdict.unsure(settings),
+        unsure=chosen.deblurred or verdict.unsure(settings) or doubtful_growth,
         verdict=verdict,
         gray=view.gray,
     )

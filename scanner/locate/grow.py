@@ -8,11 +8,13 @@ kinds of evidence the judge weighs, and the 7×7 must then pass the judge:
   table, with the table around it);
 - seams: the ring of 24 squares it adds is made of tiles (seams on the same lattice, squares closed on
   most sides) and does not look like the table around it.
+A 7×7 grown by placement whose ring the seams would not have grown is returned unsure: a board or a cloth's
+stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -24,6 +26,14 @@ from scanner.locate.refine import refine, seam_support, side_hits
 from scanner.locate.settings import LocatorSettings
 
 
+@dataclass(frozen=True)
+class Grown:
+    """A 5×5 frame grown to the 7×7 kingdom it lies in."""
+
+    homography: np.ndarray  # grid -> work of the 7×7
+    unsure: bool  # its ring holds fewer seams than the growth by seams asks: it may be the table beside a 5×5
+
+
 def grow_to_seven(
     work: np.ndarray,
     gray: np.ndarray,
@@ -31,21 +41,42 @@ def grow_to_seven(
     grayscale: bool,
     settings: LocatorSettings,
     table: np.ndarray | None = None,
-) -> np.ndarray | None:
-    """The grid -> work homography of the 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom.
-    ``table``: the table's colours, as the judge takes them (None: no table in view, seams alone tell)."""
+) -> Grown | None:
+    """The 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom. ``table``: the table's
+    colours, as the judge takes them (None: no table in view, seams alone tell)."""
     if table is not None and not grayscale:
         grown = _grown_by_placement(work, gray, grid_to_work, settings, table)
         if grown is not None:
             return grown
-    return _grown_by_seams(work, gray, grid_to_work, grayscale, settings, table)
+    grown = _grown_by_seams(work, gray, grid_to_work, grayscale, settings, table)
+    return None if grown is None else Grown(grown, unsure=False)
+
+
+def ring_sides(gray: np.ndarray, grown: np.ndarray, row: int, col: int) -> np.ndarray:
+    """Sides on a seam (0-4) of each of the 24 squares a 7×7 frame adds around the 5×5 starting at its
+    square (row, col)."""
+    return _ring_sides(*side_hits(gray, grown, 7), row, col)
+
+
+def _ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
+    """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
+    sides = across[:-1].astype(int) + across[1:] + along[:-1].T + along[1:].T
+    ring = np.ones(sides.shape, bool)
+    ring[row : row + 5, col : col + 5] = False
+    return sides[ring]
+
+
+def _ring_of_tiles(sides: np.ndarray, settings: LocatorSettings) -> bool:
+    """Whether a ring's sides show tiles: most sides on a seam and enough squares closed on three or four."""
+    return sides.mean() / 4 >= settings.grow_ring and (sides >= 3).sum() >= settings.grow_closed
 
 
 def _grown_by_placement(
     work: np.ndarray, gray: np.ndarray, grid_to_work: np.ndarray, settings: LocatorSettings, table: np.ndarray
-) -> np.ndarray | None:
+) -> Grown | None:
     """The 7×7 window around the 5×5 that its lattice's placement prefers, refitted and judged; None when
-    the placement keeps a 5×5 or the 7×7 fails the judge."""
+    the placement keeps a 5×5 or the 7×7 fails the judge. Unsure when its ring is no ring of tiles by the
+    seams' own measure (docs/experiments.md, "A grown ring without seams is a doubt")."""
     placement = place(work, grid_to_work, 5, GRID_SIZES, settings)
     if placement is None or placement.size != 7:
         return None
@@ -58,7 +89,10 @@ def _grown_by_placement(
     verdict = judge_geometry(gray, grown, 7, 1.0, settings, settings.min_seam_support, placement=again)
     if verdict.accepted:
         judge_content(work, grown, 7, False, settings, verdict, table)
-    return grown if verdict.accepted else None
+    if not verdict.accepted:
+        return None
+    sure = _ring_of_tiles(ring_sides(gray, grown, -placement.rows, -placement.cols), settings)
+    return Grown(grown, unsure=not sure)
 
 
 def _grown_by_seams(
@@ -70,20 +104,12 @@ def _grown_by_seams(
     table: np.ndarray | None,
 ) -> np.ndarray | None:
     """The 7×7 around the 5×5 whose ring of squares is closed by seams on the same lattice, or None."""
-
-    def ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
-        """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
-        sides = across[:-1].astype(int) + across[1:] + along[:-1].T + along[1:].T
-        ring = np.ones(sides.shape, bool)
-        ring[row : row + 5, col : col + 5] = False
-        return sides[ring]
-
     across, along = side_hits(gray, moved_frame(grid_to_work, -2, -2), 9)  # the 9×9 around the 5×5
     options = []
     for top in range(3):
         for left in range(3):
             window = (across[top : top + 8, left : left + 7], along[left : left + 8, top : top + 7])
-            options.append((ring_sides(*window, 2 - top, 2 - left).mean() / 4, top, left))
+            options.append((_ring_sides(*window, 2 - top, 2 - left).mean() / 4, top, left))
     screen, top, left = max(options)
     if screen < settings.grow_screen:
         return None
@@ -92,8 +118,7 @@ def _grown_by_seams(
         return None  # not a kingdom seen whole
     for cell in (settings.refine_cell_px, settings.fine_cell_px):
         grown = refine(gray, grown, 7, cell)
-    sides = ring_sides(*side_hits(gray, grown, 7), 2 - top, 2 - left)
-    if sides.mean() / 4 < settings.grow_ring or (sides >= 3).sum() < settings.grow_closed:
+    if not _ring_of_tiles(ring_sides(gray, grown, 2 - top, 2 - left), settings):
         return None
     if seam_support(gray, grown, 7) < settings.min_seam_support:
         return None
