@@ -137,6 +137,14 @@ def test_a_window_the_photo_s_placement_barely_prefers_does_not_move_the_search_
     assert _outside_dev_five_error(200261) < 0.25
 
 
+@pytest.mark.slow
+def test_the_lattice_of_the_seams_inside_the_kingdom_s_blob_frames_it_on_a_printed_grid() -> None:
+    # a dev photo of the independent generator (a 5×5 on a printed board at the kingdom's pitch): no lattice
+    # of the whole photo frames the kingdom, and the comb fitted in its colour outline lies a square and more
+    # off; the lattice of the segments inside the blob frames it
+    assert _outside_dev_five_error(200182) < 0.25
+
+
 def _outside_dev_five_error(seed: int) -> float:
     """The corner error (squares) of the frame found on a 5×5 dev photo of the independent generator."""
     from benchmarks.outside import hard as outside
