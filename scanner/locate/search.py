@@ -355,7 +355,7 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
     return results
 
 
-def regions(view: View) -> list[Found]:
+def regions(view: View, seams: bool = True) -> list[Found]:
     """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
     central blob first; the list ends at the first blob with an accepted frame on the kingdom's own
     lattice (a blob framed on the table's lattice is a mat's cells, not the kingdom's outline). In each of
@@ -365,7 +365,8 @@ def regions(view: View) -> list[Found]:
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
     no blob of the photo's own regions gives such a frame, or one is framed on the table's lattice (then
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
-    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged."""
+    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged. ``seams``: when a blob's
+    outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -399,7 +400,7 @@ def regions(view: View) -> list[Found]:
                 # shapes are judged
                 if not surfaces and best.verdict.accepted and not best.verdict.unsure(settings):
                     break
-            if not (best.verdict.accepted and not best.verdict.unsure(settings)):
+            if seams and not (best.verdict.accepted and not best.verdict.unsure(settings)):
                 # the seams inside the blob: the table's lines around it left out (docs/experiments.md,
                 # "The lattice of the seams inside the artwork's blob")
                 tried.extend(_in_blob(view, blobs, outlines[0], factor * scale))
