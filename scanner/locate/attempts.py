@@ -302,7 +302,11 @@ def _cropped(search: Search) -> None:
 
 
 def _regions(search: Search) -> None:
-    for found in generators.regions(search.view):
+    # the lattice of a blob's seams stands in for the lattice generators where they found none; beside a
+    # lattice frame of the kingdom the outline only competes (docs/experiments.md, "The lattice of the seams
+    # inside the artwork's blob")
+    seams = all(candidate.attempt in OUTLINE_ATTEMPTS for candidate in search.candidates)
+    for found in generators.regions(search.view, seams):
         search.offer(found, "regions")
 
 

@@ -355,7 +355,7 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
     return results
 
 
-def regions(view: View) -> list[Found]:
+def regions(view: View, seams: bool = True) -> list[Found]:
     """Frames from the outlines of colour regions unlike the table (scanner.locate.regions), the most
     central blob first; the list ends at the first blob with an accepted frame on the kingdom's own
     lattice (a blob framed on the table's lattice is a mat's cells, not the kingdom's outline). In each of
@@ -365,7 +365,8 @@ def regions(view: View) -> list[Found]:
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
     no blob of the photo's own regions gives such a frame, or one is framed on the table's lattice (then
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
-    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged."""
+    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged. ``seams``: when a blob's
+    outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -399,6 +400,11 @@ def regions(view: View) -> list[Found]:
                 # shapes are judged
                 if not surfaces and best.verdict.accepted and not best.verdict.unsure(settings):
                     break
+            if seams and not (best.verdict.accepted and not best.verdict.unsure(settings)):
+                # the seams inside the blob: the table's lines around it left out (docs/experiments.md,
+                # "The lattice of the seams inside the artwork's blob")
+                tried.extend(_in_blob(view, blobs, outlines[0], factor * scale))
+                best, at = judged_best(tried, settings)
             results.append(_on_view(view, best, at))
             # a blob framed on the table's lattice (a mat's cells) is no outline of the kingdom: the
             # surfaces are looked into before any less central blob (a neighbour's kingdom beside the mat),
@@ -444,6 +450,37 @@ def _in_outline(
     ]
 
 
+def _in_blob(
+    view: View, blobs: np.ndarray, quad: np.ndarray, small_per_view: float
+) -> list[tuple[Found, float]]:
+    """The lattice fitted on the work copy's segments inside a blob of colours the table lacks (``blobs``, a
+    mask of the small copy; ``quad`` its outline there), judged on the work copy: a check cloth's or a
+    printed grid's lines around the kingdom outvote its seams in the whole photo, not inside its blob."""
+    settings = view.settings
+    work, gray, segs, scale = view.work()
+    if not len(segs):
+        return []
+    side = max(3, round(settings.blob_reach * max(blobs.shape[:2])) | 1)
+    near = cv2.dilate(blobs, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
+    middle = quad.mean(axis=0)
+    hull = np.zeros_like(near)
+    cv2.fillConvexPoly(hull, np.int32(np.round(middle + (quad - middle) * (1 + settings.blob_margin))), 255)
+    near &= hull
+    to_small = small_per_view / scale
+    inside = segments_on(near, segs[:, [0, 1, 0, 1]], to_small) & segments_on(
+        near, segs[:, [2, 3, 2, 3]], to_small
+    )
+    height, width = gray.shape
+    norm = float(max(height, width))
+    centre = middle / to_small
+    reach = np.linalg.norm(quad - middle, axis=1).max() / to_small
+    focus = ((centre[0] - width / 2) / norm, (centre[1] - height / 2) / norm, 0.7 * reach / norm)
+    lattice = find_lattice(segs[inside], gray.shape, view.grid, settings.direction_peaks, focus)
+    if lattice is None:
+        return []
+    return [(judged(work, gray, *lattice, view, scale, settings.min_seam_support), scale)]
+
+
 def judged_best(tried: list[tuple[Found, float]], settings: LocatorSettings) -> tuple[Found, float]:
     """The frame the judge prefers among frames of one kingdom (``preference``). The seam support alone
     prefers a lattice across the kingdom's seams and a neighbouring window of it alike (docs/experiments.md,
@@ -451,16 +488,19 @@ def judged_best(tried: list[tuple[Found, float]], settings: LocatorSettings) -> 
     return max(tried, key=lambda item: preference(item[0].verdict, settings))
 
 
-def preference(verdict: Verdict, settings: LocatorSettings) -> tuple[bool, bool, bool, float]:
+def preference(verdict: Verdict, settings: LocatorSettings) -> tuple[bool, bool, bool, bool, float]:
     """How much the judge prefers a frame to other frames of the same kingdom, whatever proposed them:
     accepted, then on the kingdom's own lattice (not the table's: tiles just outside it, squares like the
     table around it), then sure (an unsure frame may be misplaced: seams barely there, another window of
-    its lattice nearly as much the kingdom, tiles beside it), then the higher score."""
+    its lattice nearly as much the kingdom, tiles beside it), then on its seams alone (not only on the
+    placement's credit: docs/experiments.md, "The lattice of the seams inside the artwork's blob"), then the
+    higher score."""
     accepted = verdict.accepted
     return (
         accepted,
         accepted and not table_lattice(verdict, settings),
         accepted and not verdict.unsure(settings),
+        accepted and verdict.seam_support >= verdict.min_support,
         verdict.score,
     )
 
