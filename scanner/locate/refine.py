@@ -31,13 +31,11 @@ def refine(
     """
     to_rect = _to_rect(cell)
     rect = _rectified(gray, grid_to_work, n, cell)
-    gy = np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))
-    gx = np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
-    reach = int(0.3 * cell)
-    offsets = np.arange(-reach, reach + 1)
-    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
-    fitted_h = _fit_lines(gy, bases, offsets, n, cell)
-    fitted_v = _fit_lines(gx.T, bases, offsets, n, cell)[:, [1, 0, 2]]  # fitted as rows, then transposed
+    across_rows, across_cols = _family_gradients(rect)
+    _, offsets = _side_offsets(cell)
+    bases = _line_bases(np.arange(n + 1), cell)
+    fitted_h = _fit_lines(across_rows, bases, offsets, n, cell)
+    fitted_v = _fit_lines(across_cols, bases, offsets, n, cell)[:, [1, 0, 2]]  # fitted as rows, turned back
     # a family of lines whose seams the blur smeared away has nothing to move onto: it stays
     sharp_h, sharp_v = axis_sharpness(rect, n, cell)
     if sharp_h < SMEARED:
@@ -190,6 +188,26 @@ def _to_rect(cell: int) -> np.ndarray:
     return np.array([[cell, 0, cell / 2], [0, cell, cell / 2], [0, 0, 1]])
 
 
+def _side_offsets(cell: int) -> tuple[int, np.ndarray]:
+    """How far across its line a side's seam is looked for (rectified px), and the offsets looked at."""
+    reach = int(0.3 * cell)
+    return reach, np.arange(-reach, reach + 1)
+
+
+def _line_bases(lines: np.ndarray, cell: int) -> np.ndarray:
+    """Where the frame's ``lines`` lie on the rectified frame (``_rectified``: half a square around it)."""
+    return np.round(cell / 2 + lines * cell).astype(int)
+
+
+def _family_gradients(rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient magnitude across the rows' lines, and across the columns' lines transposed, so that
+    both families' lines run along the first axis."""
+    return (
+        np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)),
+        np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T,
+    )
+
+
 def _rectified(gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX) -> np.ndarray:
     """The frame and half a square around it, ``cell`` pixels per square (float32); by default the
     resolution the frame was refined at, where the seams are counted."""
@@ -217,15 +235,10 @@ def side_hits(
     """
     cell = REFINE_CELL_PX
     rect = _rectified(gray, grid_to_work, n) if rect is None else rect
-    reach = int(0.3 * cell)
-    offsets = np.arange(-reach, reach + 1)
-    lines = np.arange(n + 1) if lines is None else lines
-    bases = np.round(cell / 2 + lines * cell).astype(int)
+    reach, offsets = _side_offsets(cell)
+    bases = _line_bases(np.arange(n + 1) if lines is None else lines, cell)
     hits = []
-    for grad in (
-        np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)),
-        np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T,
-    ):
+    for grad in _family_gradients(rect):
         profiles = _cell_profiles(grad, bases, offsets, n, cell)  # (lines, offsets, n)
         best = np.argmax(profiles, axis=1)
         peak = np.take_along_axis(profiles, best[:, None, :], axis=1)[:, 0]
@@ -400,13 +413,13 @@ def _fit_pass(
         rectified = rect, axis_sharpness(rect, n, cell)
     rect, (sharp_rows, sharp_cols) = rectified
     spread_rows, spread_cols = spreads
-    reach = int(0.3 * cell)
-    offsets = np.arange(-reach, reach + 1)
-    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
+    reach, offsets = _side_offsets(cell)
+    bases = _line_bases(np.arange(n + 1), cell)
+    across_rows, across_cols = _family_gradients(rect)
     votes = []
     for grad, sharp, spread, column, cells in (
-        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), sharp_rows, spread_rows, False, table),
-        (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, sharp_cols, spread_cols, True, table.T),
+        (across_rows, sharp_rows, spread_rows, False, table),
+        (across_cols, sharp_cols, spread_cols, True, table.T),
     ):
         if sharp < SMEARED and spread < MATCHED_SPREAD_PX:
             continue  # the blur smeared these seams away, and by no measured spread: nothing to place them
@@ -446,18 +459,16 @@ def ridge_support(
     experiments.md, "A smeared family without ridges"). ``table``: as for ``fit_frame``."""
     table = np.zeros((n, n), bool) if table is None else np.asarray(table, bool)
     rect = _rectified(gray, grid_to_work, n, cell)
-    reach = int(0.3 * cell)
-    offsets = np.arange(-reach, reach + 1)
-    bases = np.round(cell / 2 + np.arange(n + 1) * cell).astype(int)
-    spread_rows, spread_cols = blur_spread(rect, n, cell)
+    spreads = blur_spread(rect, n, cell)
+    if max(spreads) < SMEAR_SPREAD * cell:
+        return None  # seams this little spread are counted by ``seam_support``
+    reach, offsets = _side_offsets(cell)
+    bases = _line_bases(np.arange(n + 1), cell)
     shares = []
-    for gradient, spread, cells in (
-        (lambda: np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), spread_rows, table),
-        (lambda: np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)).T, spread_cols, table.T),
-    ):
+    for gradient, spread, cells in zip(_family_gradients(rect), spreads, (table, table.T), strict=True):
         if spread < SMEAR_SPREAD * cell:
             continue  # a seam this little spread is counted by ``seam_support``
-        grad, beyond = _matched(gradient(), spread, cell, reach)
+        grad, beyond = _matched(gradient, spread, cell, reach)
         along, *_ = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
         sides = int(table_reach(offsets, n, cell, cells).any(axis=1).sum())
         shares.append(len(along) / max(sides, 1))
