@@ -145,10 +145,7 @@ def test_a_five_by_five_grown_over_the_board_beside_it_is_noted_unsure() -> None
     # a dev photo of the independent generator (a 5×5 on a wooden board, on gingham): the search's frame lies
     # on the kingdom, sure, and the placement grows it over the board's grained cells, artwork unlike the
     # cloth; the ring it adds holds few seams, so a 7×7 returned there says the grid may be misplaced
-    from benchmarks.outside import hard as outside
-
-    jpeg, _ = outside.generate(200274)
-    located = locate_kingdom(load_photo(jpeg, max_side=DECODE_MAX_SIDE).image)
+    _, located, _ = _outside_dev_located(200274)
     assert located.grid_size == 5 or located.unsure, located.path
 
 
@@ -160,13 +157,19 @@ def test_the_lattice_of_the_seams_inside_the_kingdom_s_blob_frames_it_on_a_print
     assert _outside_dev_five_error(200182) < 0.25
 
 
-def _outside_dev_five_error(seed: int) -> float:
-    """The corner error (squares) of the frame found on a 5×5 dev photo of the independent generator."""
+def _outside_dev_located(seed: int):
+    """A dev photo of the independent generator decoded as a scan decodes it, the locator's answer on it,
+    and the generator's truth."""
     from benchmarks.outside import hard as outside
 
     jpeg, truth = outside.generate(seed)
     photo = load_photo(jpeg, max_side=DECODE_MAX_SIDE)
-    located = locate_kingdom(photo.image)
+    return photo, locate_kingdom(photo.image), truth
+
+
+def _outside_dev_five_error(seed: int) -> float:
+    """The corner error (squares) of the frame found on a 5×5 dev photo of the independent generator."""
+    photo, located, truth = _outside_dev_located(seed)
     assert located.grid_size == 5, located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
     return min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4))
