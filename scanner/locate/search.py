@@ -39,7 +39,7 @@ from scanner.locate.placement import describe_cells, place, placed_frame, table_
 from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
 from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
-from scanner.locate.segments import CENTRAL, Focus, find_segments
+from scanner.locate.segments import CENTRAL, Focus, find_segments, focus_on
 from scanner.locate.settings import LocatorSettings
 
 
@@ -343,7 +343,7 @@ def windows(view: View, unlike: bool = False) -> list[Found]:
         if results and view.over_budget():
             break
         inside = (np.abs(mids[:, 0] - x) <= half_x) & (np.abs(mids[:, 1] - y) <= half_y)
-        focus = ((x - width / 2) / norm, (y - height / 2) / norm, 0.7 * max(half_x, half_y) / norm)
+        focus = focus_on(x, y, max(half_x, half_y), gray.shape)
         found = lattice_search(
             work, gray, segs[inside], view, scale, focus, settings.min_window_seam_support, tiles
         )
@@ -470,11 +470,9 @@ def _in_blob(
     inside = segments_on(near, segs[:, [0, 1, 0, 1]], to_small) & segments_on(
         near, segs[:, [2, 3, 2, 3]], to_small
     )
-    height, width = gray.shape
-    norm = float(max(height, width))
     centre = middle / to_small
     reach = np.linalg.norm(quad - middle, axis=1).max() / to_small
-    focus = ((centre[0] - width / 2) / norm, (centre[1] - height / 2) / norm, 0.7 * reach / norm)
+    focus = focus_on(centre[0], centre[1], reach, gray.shape)
     lattice = find_lattice(segs[inside], gray.shape, view.grid, settings.direction_peaks, focus)
     if lattice is None:
         return []

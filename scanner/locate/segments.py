@@ -114,6 +114,14 @@ Focus = tuple[float, float, float] | None
 CENTRAL: Focus = (0.0, 0.0, 0.35)
 
 
+def focus_on(x: float, y: float, reach: float, shape: tuple[int, int]) -> Focus:
+    """The focus on the point (x, y) of an image of ``shape`` (pixels), its spread 0.7 of ``reach`` pixels:
+    a window or a blob around that point weighs most."""
+    height, width = shape[:2]
+    norm = float(max(height, width))
+    return ((x - width / 2) / norm, (y - height / 2) / norm, 0.7 * reach / norm)
+
+
 def prepare(segs: np.ndarray, to_norm: np.ndarray, norm: float, focus: Focus = CENTRAL) -> Segments:
     p1 = apply_homography(to_norm, segs[:, :2])
     p2 = apply_homography(to_norm, segs[:, 2:])
