@@ -15,7 +15,13 @@ The model is cached outside the package, under ``~/.cache/kingdomino-scanner/`` 
 ``$KINGDOMINO_CACHE``), named by a digest of the held-out list, the training data's labels, scene squares
 and plan, the estimator and scikit-learn's version, so a change to any of them trains a new one.
 
-``python -m benchmarks.bench_model`` trains it (once; a few minutes on two cores) and prints its path.
+The independent generator's hard photos (``benchmarks.outside.hard``) are built from other material: the
+board photos of its own ``HOLDOUT_KINGDOMS`` and the tiles of every fifth spetryk source photo. Its bench
+model (``OUTSIDE``, ``--outside``) leaves those out the same way (their boards, tiles, augmented copies and
+scene squares), so that bench too measures squares the classifier never learnt.
+
+``python -m benchmarks.bench_model [--outside]`` trains one (once; a few minutes on two cores) and prints
+its path.
 """
 
 from __future__ import annotations
@@ -26,12 +32,42 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 HELD_OUT_KINGDOMS = ("K04", "K09", "K14", "K19", "K24", "K29", "K35")
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """What one bench model leaves out of training: kingdoms (boards and scene squares) and tile photos."""
+
+    name: str
+    kingdoms: tuple[str, ...]
+    source_photos: tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> list[str]:
+        """The training table's group ids of the held-out rows."""
+        return [f"kingdom-{k}" for k in self.kingdoms] + [f"photo-{p}" for p in self.source_photos]
+
+    def describe(self) -> str:
+        tiles = f" and the tiles of {len(self.source_photos)} source photos" if self.source_photos else ""
+        return f"without kingdoms {', '.join(self.kingdoms)}{tiles}"
+
+
+#: Our hard bench's held-out material (``benchmarks.hard``).
+HARD = HeldOut("hard", HELD_OUT_KINGDOMS)
+
+
+def outside_held_out() -> HeldOut:
+    """The independent generator's held-out material (``benchmarks.outside.hard``)."""
+    from benchmarks.outside.hard import HOLDOUT_KINGDOMS, holdout_source_photos
+
+    return HeldOut("outside", HOLDOUT_KINGDOMS, tuple(holdout_source_photos()))
 
 
 def held_out_by_rule(kingdom_ids: list[str]) -> tuple[str, ...]:
@@ -45,34 +81,37 @@ def cache_dir() -> Path:
     return Path(root) if root else Path.home() / ".cache" / "kingdomino-scanner"
 
 
-def _digest(data_dir: Path, estimator_name: str) -> str:
+def _digest(data_dir: Path, estimator_name: str, held: HeldOut) -> str:
     import sklearn
 
     from model.features import FeatureConfig
     from model.training.feature_table import AugmentPlan, cache_key
 
+    # The hard bench's digest is the one its cached models were named by before other benches had models.
+    what = list(held.kingdoms) if held == HARD else [held.name, list(held.kingdoms), list(held.source_photos)]
     text = json.dumps(
-        [
-            HELD_OUT_KINGDOMS,
-            cache_key(FeatureConfig(), AugmentPlan(), data_dir),
-            estimator_name,
-            sklearn.__version__,
-        ]
+        [what, cache_key(FeatureConfig(), AugmentPlan(), data_dir), estimator_name, sklearn.__version__]
     )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def bench_model_path(data_dir: Path = DATA_DIR, estimator_name: str | None = None) -> Path:
+def bench_model_path(
+    data_dir: Path = DATA_DIR, estimator_name: str | None = None, held: HeldOut = HARD
+) -> Path:
     from model.training.estimators import DEFAULT_ESTIMATOR
 
     name = estimator_name or DEFAULT_ESTIMATOR
-    return cache_dir() / f"bench-model-{_digest(data_dir, name)}.joblib"
+    stem = "bench-model" if held == HARD else f"bench-model-{held.name}"
+    return cache_dir() / f"{stem}-{_digest(data_dir, name, held)}.joblib"
 
 
 def train_bench_model(
-    data_dir: Path = DATA_DIR, estimator_name: str | None = None, verbose: bool = True
+    data_dir: Path = DATA_DIR,
+    estimator_name: str | None = None,
+    verbose: bool = True,
+    held_out: HeldOut = HARD,
 ) -> Path:
-    """Train the classifier on every row but the held-out kingdoms' and write it to ``bench_model_path``."""
+    """Train the classifier on every row but the held-out material's and write it to ``bench_model_path``."""
     from model.features import FeatureConfig
     from model.training.dataset import SCENE_SOURCE
     from model.training.estimators import DEFAULT_ESTIMATOR
@@ -83,20 +122,21 @@ def train_bench_model(
     started = time.perf_counter()
     config, plan = FeatureConfig(), AugmentPlan()
     table = build_table(config, plan, data_dir, use_cache=True, verbose=verbose)
-    held = np.isin(table.groups, [f"kingdom-{kingdom}" for kingdom in HELD_OUT_KINGDOMS])
+    held = np.isin(table.groups, held_out.groups)
     if verbose:
-        print(f"training on {int((~held).sum())} rows, {int(held.sum())} rows of held-out kingdoms left out")
+        print(f"training on {int((~held).sum())} rows, {int(held.sum())} held-out rows left out")
     classifier = fitted_classifier(table, ~held, config, name, verbose)
     classifier.metadata = {
         "estimator": name,
         "augment_plan": plan.to_dict(),
-        "held_out_kingdoms": list(HELD_OUT_KINGDOMS),
+        "held_out_kingdoms": list(held_out.kingdoms),
+        "held_out_source_photos": list(held_out.source_photos),
         "training_rows": int((~held).sum()),
         "held_out_rows": int(held.sum()),
         "scene_rows": int((~held & (table.sources == SCENE_SOURCE)).sum()),
         "fit_seconds": round(time.perf_counter() - started, 1),
     }
-    path = bench_model_path(data_dir, name)
+    path = bench_model_path(data_dir, name, held_out)
     path.parent.mkdir(parents=True, exist_ok=True)
     classifier.save(path)
     if verbose:
@@ -104,12 +144,23 @@ def train_bench_model(
     return path
 
 
-def load_bench_model(data_dir: Path = DATA_DIR):
+def load_bench_model(data_dir: Path = DATA_DIR, held: HeldOut = HARD):
     """The cached bench model, or None when it has not been trained (``python -m benchmarks.bench_model``)."""
     from model.classifier import SquareClassifier
 
-    path = bench_model_path(data_dir)
+    path = bench_model_path(data_dir, held=held)
     return SquareClassifier.load(path) if path.is_file() else None
+
+
+def bench_scanner(held: HeldOut = HARD, data_dir: Path = DATA_DIR):
+    """(a KingdomScanner reading with this bench's model, a line saying which) or (None, why not)."""
+    from scanner.recognizer import KingdomScanner
+
+    classifier = load_bench_model(data_dir, held)
+    if classifier is None:
+        command = "python -m benchmarks.bench_model" + (" --outside" if held.name == "outside" else "")
+        return None, f"no bench model at {bench_model_path(data_dir, held=held)}: run {command} first"
+    return KingdomScanner(classifier=classifier), f"bench model ({held.describe()})"
 
 
 def held_out_boards(data_dir: Path = DATA_DIR) -> list[str]:
@@ -123,19 +174,25 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m benchmarks.bench_model", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--path", action="store_true", help="only print where the model is (or would be)")
+    parser.add_argument(
+        "--outside",
+        action="store_true",
+        help="the independent generator's bench model (benchmarks.outside --hard), not the hard bench's",
+    )
     args = parser.parse_args(argv)
-    path = bench_model_path()
+    if not (DATA_DIR / "labels.json").is_file():
+        print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
+        return 2
+    held = outside_held_out() if args.outside else HARD
+    path = bench_model_path(held=held)
     if args.path:
         print(path)
         return 0
     if path.is_file():
-        print(f"{path} exists (held out: {', '.join(HELD_OUT_KINGDOMS)})")
+        print(f"{path} exists ({held.describe()})")
         return 0
-    if not (DATA_DIR / "labels.json").is_file():
-        print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
-        return 2
-    print(f"training without kingdoms {', '.join(HELD_OUT_KINGDOMS)}", flush=True)
-    train_bench_model()
+    print(f"training {held.describe()}", flush=True)
+    train_bench_model(held_out=held)
     return 0
 
 

@@ -223,18 +223,18 @@ def collect(args) -> int:
         if hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     records: list[dict] = []
-    if args.source == "hard":
-        from benchmarks.hard import _load_scanner
+    from benchmarks.bench_model import HARD, bench_scanner, outside_held_out
 
-        scanner, text = _load_scanner("bench")
+    if args.model == "shipped":
+        from scanner.recognizer import KingdomScanner
+
+        scanner = KingdomScanner()
+    else:
+        scanner, text = bench_scanner(HARD if args.source == "hard" else outside_held_out())
         if scanner is None:
             print(text, file=sys.stderr)
             return 2
-        _hard(args, scanner, records)
-    else:
-        from scanner.recognizer import KingdomScanner
-
-        _outside(args, KingdomScanner(), records)
+    (_hard if args.source == "hard" else _outside)(args, scanner, records)
     if not records:
         print("no located photo", file=sys.stderr)
         return 1
@@ -281,6 +281,12 @@ def main(argv: list[str] | None = None) -> int:
     gather.add_argument("--grid-size", type=int, choices=(5, 7), default=5)
     gather.add_argument("--truth-frame", action="store_true")
     gather.add_argument("--one-core", action="store_true")
+    gather.add_argument(
+        "--model",
+        choices=("held-out", "shipped"),
+        default="held-out",
+        help="the source's bench model, which never learnt its kingdoms (default), or the shipped one",
+    )
     gather.add_argument("--out", type=Path)
     replay = sub.add_parser("report", help="replay the flag rules on collected squares")
     replay.add_argument("files", nargs="+", type=Path)

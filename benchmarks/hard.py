@@ -209,14 +209,9 @@ def _load_scanner(model: str, model_file: Path | None = None):
             KingdomScanner(),
             "shipped model (trained on the held-out kingdoms too: squares read optimistic)",
         )
-    from benchmarks.bench_model import HELD_OUT_KINGDOMS, bench_model_path, load_bench_model
+    from benchmarks.bench_model import bench_scanner
 
-    classifier = load_bench_model()
-    if classifier is None:
-        return None, f"no bench model at {bench_model_path()}: run python -m benchmarks.bench_model first"
-    return KingdomScanner(
-        classifier=classifier
-    ), f"bench model (without kingdoms {', '.join(HELD_OUT_KINGDOMS)})"
+    return bench_scanner()
 
 
 HEADER = (

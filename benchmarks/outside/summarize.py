@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -453,7 +453,8 @@ def main():
             Path(args.json_out).write_text(json.dumps(report, indent=1))
     n, located, exact_loc, exact, perfect, misread_scenes, wrong, unflag = stats(rows)
     squares = sum(r["truth_grid_size"] ** 2 for r in rows if r["located"])
-    print(f"Scenes: {n} (seeds {rows[0]['seed']}..{rows[-1]['seed']})")
+    models = Counter(r.get("model", "shipped") for r in rows)  # rows before the option: the shipped model
+    print(f"Scenes: {n} (seeds {rows[0]['seed']}..{rows[-1]['seed']}), read by {dict(models)}")
     print(f"  located (4 corners within 0.25 sq): {located} ({100 * located / n:.1f} %)")
     print(
         f"  exact base score (located): {exact_loc} ({100 * exact_loc / n:.1f} % of all); "

@@ -1,0 +1,27 @@
+"""The bench models leave out exactly the material their bench is built from."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.bench_model import DATA_DIR, HARD, HELD_OUT_KINGDOMS, bench_model_path, outside_held_out
+from benchmarks.outside import hard as outside_hard
+
+
+def test_the_independent_bench_model_holds_out_every_board_and_tile_its_hard_photos_are_built_from() -> None:
+    labels = json.loads((DATA_DIR / "labels.json").read_text())
+    held = outside_held_out()
+    groups = set(held.groups)
+    for name in outside_hard.holdout_boards():
+        assert f"kingdom-{labels['boards'][name]['kingdom_id']}" in groups
+    tiles = {tile["image"]: tile["source_photo"] for tile in labels["tiles_spetryk"]}
+    used = [path.split("data/real/")[-1] for path in outside_hard.holdout_tiles()]
+    assert used and all(f"photo-{tiles[image]}" in groups for image in used)
+
+
+def test_each_bench_has_its_own_model_file_and_the_hard_bench_keeps_its_name() -> None:
+    assert HARD.kingdoms == HELD_OUT_KINGDOMS
+    hard, outside = bench_model_path(held=HARD), bench_model_path(held=outside_held_out())
+    assert hard != outside
+    assert hard.name.startswith("bench-model-") and not hard.name.startswith("bench-model-outside")
+    assert outside.name.startswith("bench-model-outside-")
