@@ -148,11 +148,14 @@ UNSURE_TERRAIN = 0.6
 #: A castle read on a square moves to a neighbour whose silhouette the photo shows better as one upright
 #: object (standing_evidence) when that neighbour's castle would hide at least this share of the square:
 #: lower than LEAN_COVER, as the silhouettes themselves tell where the castle stands.
-STANDING_COVER = 0.1
+STANDING_COVER = 0.15
 #: The neighbour's standing evidence must beat the square's by this much for any of the castle to move,
 #: and by this much more for all of it (docs/experiments.md, "The castle's silhouette").
 STANDING_MARGIN = 0.15
 STANDING_SPAN = 0.2
+#: ... and be this much one colour itself: a castle seen from nearly above shows its floor inside its
+#: walls, and a forest domino in front of it is as much one colour as that.
+STANDING_SURE = 0.4
 #: Squares read as the castle with at least this probability are the ones whose bases are looked at.
 STANDING_SEEN = 0.02
 
@@ -195,8 +198,9 @@ def lean_castle(
     By the reading alone the castle probability of the leaned-over square is shared with the base in
     proportion to how plausible the base is, so a sure terrain behind a real castle keeps it: a castle
     model hides its base's print, but so does nothing else (docs/experiments.md). The silhouette shows
-    more than the base's own reading: a base whose silhouette wins by STANDING_MARGIN + STANDING_SPAN
-    takes all of the castle read on the square it leans over, whatever it reads as.
+    more than the base's own reading: a base whose silhouette is one colour (STANDING_SURE) and wins by
+    STANDING_MARGIN + STANDING_SPAN takes all of the castle read on the square it leans over, whatever
+    it reads as.
     """
     n = probabilities.shape[0]
     weighed = np.array(probabilities, dtype=float)
@@ -213,7 +217,7 @@ def lean_castle(
             share = 0.0
             if cover[base][square] >= LEAN_COVER:
                 share = plausible[base] * min(1.0, cover[base][square] / (2 * LEAN_COVER))
-            if base in standing and square in standing:
+            if standing.get(base, 0.0) >= STANDING_SURE and square in standing:
                 lead = standing[base] - standing[square] - STANDING_MARGIN
                 share = max(share, float(np.clip(lead / STANDING_SPAN, 0.0, 1.0)))
             moved[base] = max(moved[base], seen[square] * share)
@@ -280,8 +284,8 @@ def standing_evidence(
     square that bears only print changes colour where it crosses into the square behind, and the
     silhouette of the square a castle leans over holds the castle's top on its own square but the print
     of the square behind beyond it. The evidence is the smaller of the two parts' (on the square, beyond
-    it) shares of pixels near the whole silhouette's median colour; 0 where the silhouette does not
-    leave its square (a camera straight above: nothing to tell)."""
+    it) shares of pixels near the whole silhouette's median colour; the share on the square alone where
+    the silhouette does not leave it (a camera straight above, or walls leaning out of the frame)."""
     import cv2
 
     n = lean.shape[0]
@@ -297,11 +301,11 @@ def standing_evidence(
         r, c = (cell[0] - row0) * px, (cell[1] - col0) * px
         own[r : r + px, c : c + px] = True
         window = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px]
-        on, beyond = window[inside & own], window[inside & ~own]
-        if len(on) == 0 or len(beyond) == 0:
+        parts = [part for part in (window[inside & own], window[inside & ~own]) if len(part) >= px]
+        if not parts:
             evidence[cell] = 0.0
             continue
-        colour = np.median(np.r_[on, beyond], axis=0)
-        near = [np.mean(np.linalg.norm(part - colour, axis=1) < STANDING_TOLERANCE) for part in (on, beyond)]
+        colour = np.median(np.concatenate(parts), axis=0)
+        near = [np.mean(np.linalg.norm(part - colour, axis=1) < STANDING_TOLERANCE) for part in parts]
         evidence[cell] = float(min(near))
     return evidence
