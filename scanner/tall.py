@@ -283,9 +283,11 @@ def standing_evidence(
     where its walls lean over the squares behind alike. Artwork keeps to its tile: the silhouette of a
     square that bears only print changes colour where it crosses into the square behind, and the
     silhouette of the square a castle leans over holds the castle's top on its own square but the print
-    of the square behind beyond it. The evidence is the smaller of the two parts' (on the square, beyond
-    it) shares of pixels near the whole silhouette's median colour; the share on the square alone where
-    the silhouette does not leave it (a camera straight above, or walls leaning out of the frame)."""
+    of the square behind beyond it; and an object is unlike the print of the squares it leans over, where
+    it leaves them visible. The evidence is the smallest of the two parts' (on the square, beyond it)
+    shares of pixels near the whole silhouette's median colour and of the share of those squares' rest
+    away from it; the share on the square alone where the silhouette does not leave it (a camera
+    straight above, or walls leaning out of the frame)."""
     import cv2
 
     n = lean.shape[0]
@@ -307,5 +309,11 @@ def standing_evidence(
             continue
         colour = np.median(np.concatenate(parts), axis=0)
         near = [np.mean(np.linalg.norm(part - colour, axis=1) < STANDING_TOLERANCE) for part in parts]
+        # the squares the walls lean over, where the walls leave them, show their own print
+        entered = inside.reshape(rows, px, cols, px).sum(axis=(1, 3)) >= px
+        entered[cell[0] - row0, cell[1] - col0] = False
+        rest = window[np.repeat(np.repeat(entered, px, axis=0), px, axis=1) & ~inside]
+        if len(rest) >= px:
+            near.append(1.0 - np.mean(np.linalg.norm(rest - colour, axis=1) < STANDING_TOLERANCE))
         evidence[cell] = float(min(near))
     return evidence

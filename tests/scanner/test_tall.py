@@ -164,6 +164,9 @@ def test_the_silhouette_of_one_coloured_object_is_evidence_of_it_standing_on_its
     frame[silhouette(lean[2, 2], (2, 2), 5, px).astype(bool)] = (200, 60, 20)  # a blue castle on (2, 2)
     evidence = standing_evidence(frame, lean, [(1, 2), (2, 2), (3, 2)], px)
     assert evidence[(2, 2)] > 0.9 and evidence[(1, 2)] < 0.5 and evidence[(3, 2)] < 0.5
+    # an object no different from the print of the square its walls lean over shows nothing standing
+    frame[1 * px : 2 * px, 2 * px : 3 * px] = (200, 60, 20)
+    assert standing_evidence(frame, lean, [(2, 2)], px)[(2, 2)] < 0.1
     # walls leaning out of the frame: the square's own part is the evidence
     assert standing_evidence(frame, lean, [(0, 2)], px)[(0, 2)] == 1.0
 
