@@ -156,8 +156,9 @@ STANDING_SPAN = 0.2
 #: ... and be this much one colour itself: a castle seen from nearly above shows its floor inside its
 #: walls, and a forest domino in front of it is as much one colour as that.
 STANDING_SURE = 0.4
-#: Squares read as the castle with at least this probability are the ones whose bases are looked at.
-STANDING_SEEN = 0.02
+#: Squares read as the castle with at least this probability are the ones whose bases are looked at (an
+#: unsure classifier spreads a few hundredths over every label: no reading of a castle to move).
+STANDING_SEEN = 0.03
 
 
 @dataclass(frozen=True)
