@@ -47,7 +47,17 @@ from scanner.table import (
     table_distances,
     weigh_empty,
 )
-from scanner.tall import CASTLE_HEIGHT, LEAN_COVER, Leaning, camera_from_homography, castle_cover, lean_castle
+from scanner.tall import (
+    CASTLE_HEIGHT,
+    LEAN_COVER,
+    Leaning,
+    camera_from_homography,
+    castle_cover,
+    lean_castle,
+    leans,
+    standing_candidates,
+    standing_evidence,
+)
 
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
@@ -104,6 +114,8 @@ class ReadingSettings:
     #: a square the decoded castle hides this share of is flagged unless its margin reaches hidden_margin
     hidden_flag_share: float = 0.3
     hidden_margin: float = 6.0
+    #: so is a square that lost this much castle probability to a neighbour the castle stands on
+    castle_taken: float = 0.5
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
@@ -243,7 +255,12 @@ def _castle_reasons(
     if castle is not None:
         hidden = details.cover[castle].copy()
         hidden[castle] = 0.0
-        hidden_flags = (hidden >= settings.hidden_flag_share) & (details.margins < settings.hidden_margin)
+        # a square the castle read on it was moved off (to the base the castle leans from) is read from
+        # what the walls over it leave: as doubtful as a square the castle hides
+        taken = details.leaning.taken if details.leaning.taken is not None else np.zeros((n, n))
+        hidden_flags = ((hidden >= settings.hidden_flag_share) | (taken >= settings.castle_taken)) & (
+            details.margins < settings.hidden_margin
+        )
         seen = details.raw[..., CASTLE_LABEL]
         leaned_flags = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
         # the squares a castle would stand on to lean over the one it was read on
@@ -585,8 +602,13 @@ class KingdomScanner:
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
-        cover = castle_cover(camera_from_homography(homography, image.shape), n, settings.castle_height)
-        leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
+        camera = camera_from_homography(homography, image.shape)
+        cover = castle_cover(camera, n, settings.castle_height)
+        candidates = standing_candidates(probabilities, cover, CASTLE_LABEL)
+        standing = None
+        if candidates:  # where the photo shows the castle standing, from its silhouette (scanner.tall)
+            standing = standing_evidence(rectified, leans(camera, n, settings.castle_height), candidates)
+        leaning = lean_castle(probabilities, cover, CASTLE_LABEL, standing)
         weighed = soften_hidden(leaning.probabilities, leaning.hidden, settings)
         timings["classify"] += time.perf_counter() - t0
 

@@ -145,6 +145,22 @@ SURE_TERRAIN = 0.97
 UNSURE_TERRAIN = 0.6
 
 
+#: A castle read on a square moves to a neighbour whose silhouette the photo shows better as one upright
+#: object (standing_evidence) when that neighbour's castle would hide at least this share of the square:
+#: lower than LEAN_COVER, as the silhouettes themselves tell where the castle stands.
+STANDING_COVER = 0.15
+#: The neighbour's standing evidence must beat the square's by this much for any of the castle to move,
+#: and by this much more for all of it (docs/experiments.md, "The castle's silhouette").
+STANDING_MARGIN = 0.15
+STANDING_SPAN = 0.2
+#: ... and be this much one colour itself: a castle seen from nearly above shows its floor inside its
+#: walls, and a forest domino in front of it is as much one colour as that.
+STANDING_SURE = 0.4
+#: Squares read as the castle with at least this probability are the ones whose bases are looked at (an
+#: unsure classifier spreads a few hundredths over every label: no reading of a castle to move).
+STANDING_SEEN = 0.03
+
+
 @dataclass(frozen=True)
 class Leaning:
     """What the castle's lean did to a frame's probabilities."""
@@ -152,28 +168,59 @@ class Leaning:
     probabilities: np.ndarray  # (N, N, labels) with the castle moved to plausible bases
     moved: np.ndarray  # (N, N) castle probability given to each square by a square it leans over
     hidden: np.ndarray  # (N, N) largest share of each square a plausible castle on a neighbour hides
+    taken: np.ndarray | None = None  # (N, N) castle probability moved off each square to its base
 
 
-def lean_castle(probabilities: np.ndarray, cover: np.ndarray, castle: int) -> Leaning:
+def standing_candidates(probabilities: np.ndarray, cover: np.ndarray, castle: int) -> list[tuple[int, int]]:
+    """The squares read as the castle (at least STANDING_SEEN) and the neighbours a castle could stand on
+    to lean over them (cover at least STANDING_COVER): the squares standing_evidence is asked about."""
+    cells: set[tuple[int, int]] = set()
+    for square in zip(*np.nonzero(probabilities[..., castle] >= STANDING_SEEN), strict=True):
+        square = (int(square[0]), int(square[1]))
+        bases = [
+            (int(r), int(c))
+            for r, c in zip(*np.nonzero(cover[:, :, square[0], square[1]] >= STANDING_COVER), strict=True)
+        ]
+        if any(base != square for base in bases):
+            cells.update(bases)
+            cells.add(square)
+    return sorted(cells)
+
+
+def lean_castle(
+    probabilities: np.ndarray, cover: np.ndarray, castle: int, standing: dict | None = None
+) -> Leaning:
     """Move the castle read on a square to the neighbour it would stand on, when the camera sees a castle
-    on that neighbour leaning over the square and the neighbour reads as no sure terrain.
+    on that neighbour leaning over the square and either the neighbour reads as no sure terrain or the
+    photo shows the castle's silhouette standing there better than on the square itself.
 
     ``probabilities`` (N, N, labels) from the classifier, ``cover`` from castle_cover, ``castle`` the
-    castle label's index. The castle probability of the leaned-over square is shared with the base
-    in proportion to how plausible the base is, so a sure terrain behind a real castle keeps it.
+    castle label's index, ``standing`` the standing_evidence of some squares (none: the reading alone).
+    By the reading alone the castle probability of the leaned-over square is shared with the base in
+    proportion to how plausible the base is, so a sure terrain behind a real castle keeps it: a castle
+    model hides its base's print, but so does nothing else (docs/experiments.md). The silhouette shows
+    more than the base's own reading: a base whose silhouette is one colour (STANDING_SURE) and wins by
+    STANDING_MARGIN + STANDING_SPAN takes all of the castle read on the square it leans over, whatever
+    it reads as.
     """
     n = probabilities.shape[0]
     weighed = np.array(probabilities, dtype=float)
     seen = weighed[..., castle].copy()
     terrain = np.delete(weighed, castle, axis=-1).max(axis=-1)
     plausible = np.clip((SURE_TERRAIN - terrain) / (SURE_TERRAIN - UNSURE_TERRAIN), 0.0, 1.0)
+    standing = standing or {}
     moved = np.zeros((n, n))
     kept = np.ones((n, n))
     for base in np.ndindex(n, n):
-        for square in zip(*np.nonzero(cover[base] >= LEAN_COVER), strict=True):
+        for square in zip(*np.nonzero(cover[base] >= min(LEAN_COVER, STANDING_COVER)), strict=True):
             if square == base:
                 continue
-            share = plausible[base] * min(1.0, cover[base][square] / (2 * LEAN_COVER))
+            share = 0.0
+            if cover[base][square] >= LEAN_COVER:
+                share = plausible[base] * min(1.0, cover[base][square] / (2 * LEAN_COVER))
+            if standing.get(base, 0.0) >= STANDING_SURE and square in standing:
+                lead = standing[base] - standing[square] - STANDING_MARGIN
+                share = max(share, float(np.clip(lead / STANDING_SPAN, 0.0, 1.0)))
             moved[base] = max(moved[base], seen[square] * share)
             kept[square] = min(kept[square], 1.0 - share)
     weighed[..., castle] = np.maximum(seen * kept, moved)
@@ -185,4 +232,89 @@ def lean_castle(probabilities: np.ndarray, cover: np.ndarray, castle: int) -> Le
             shares = cover[base].copy()
             shares[base] = 0.0
             hidden = np.maximum(hidden, shares)
-    return Leaning(weighed, moved, hidden)
+    return Leaning(weighed, moved, hidden, np.clip(seen - belief, 0.0, None))
+
+
+#: Pixels per square of the small copy of the rectified frame a castle's silhouette is looked for on.
+STANDING_PX = 24
+#: Lightness counts this much against the colour (a, b) when pixels are compared: the castle's walls
+#: are one colour but unevenly lit (the walls facing the light, the inside of the far walls).
+STANDING_LIGHTNESS = 0.4
+#: Two pixels are of one colour within this Lab distance (uint8 Lab units, lightness weighed down).
+STANDING_TOLERANCE = 14.0
+
+
+def _outline(lean: np.ndarray, cell: tuple[int, int], inset: float) -> np.ndarray:
+    """(8, 2) grid points (x, y) whose hull is the silhouette of a box standing on ``cell``."""
+    row, col = cell
+    lo, hi = np.array([col + inset, row + inset]), np.array([col + 1 - inset, row + 1 - inset])
+    footprint = np.array([lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]])
+    return np.r_[footprint, footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)]
+
+
+def silhouette(
+    lean: np.ndarray,
+    cell: tuple[int, int],
+    grid_size: int,
+    px: int,
+    inset: float = CASTLE_INSET,
+    window: tuple[int, int, int, int] | None = None,
+) -> np.ndarray:
+    """uint8 mask, in the rectified frame at ``px`` pixels per square, of where a box standing on ``cell``
+    (footprint inset by ``inset``) shows when its top is seen ``lean`` (x, y) grid units away: the hull
+    of its footprint and the footprint moved by the lean, as covered_shares counts it. ``window``: (first
+    row, first column, rows, columns) of squares the mask covers; the whole frame by default."""
+    import cv2
+
+    row0, col0, rows, cols = window or (0, 0, grid_size, grid_size)
+    points = (_outline(lean, cell, inset) - [col0, row0]) * px * 4
+    hull = cv2.convexHull(np.round(points).astype(np.int32))
+    mask = np.zeros((rows * px, cols * px), np.uint8)
+    cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
+    return mask
+
+
+def standing_evidence(
+    rectified: np.ndarray, lean: np.ndarray, cells: list[tuple[int, int]], px: int = STANDING_PX
+) -> dict[tuple[int, int], float]:
+    """How well the rectified frame (BGR, N×N squares) shows one upright object standing on each of
+    ``cells`` (``lean``: (N, N, 2) from ``leans``), from 0 to 1.
+
+    A castle model standing on a square is one colour over its whole silhouette, on its own square and
+    where its walls lean over the squares behind alike. Artwork keeps to its tile: the silhouette of a
+    square that bears only print changes colour where it crosses into the square behind, and the
+    silhouette of the square a castle leans over holds the castle's top on its own square but the print
+    of the square behind beyond it; and an object is unlike the print of the squares it leans over, where
+    it leaves them visible. The evidence is the smallest of the two parts' (on the square, beyond it)
+    shares of pixels near the whole silhouette's median colour and of the share of those squares' rest
+    away from it; the share on the square alone where the silhouette does not leave it (a camera
+    straight above, or walls leaning out of the frame)."""
+    import cv2
+
+    n = lean.shape[0]
+    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= STANDING_LIGHTNESS
+    evidence = {}
+    for cell in cells:
+        row0, col0 = max(cell[0] - 2, 0), max(cell[1] - 2, 0)  # a lean is at most 1.5 squares
+        rows, cols = min(cell[0] + 3, n) - row0, min(cell[1] + 3, n) - col0
+        inside = silhouette(lean[cell], cell, n, px, window=(row0, col0, rows, cols)).astype(bool)
+        own = np.zeros_like(inside)
+        r, c = (cell[0] - row0) * px, (cell[1] - col0) * px
+        own[r : r + px, c : c + px] = True
+        window = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px]
+        parts = [part for part in (window[inside & own], window[inside & ~own]) if len(part) >= px]
+        if not parts:
+            evidence[cell] = 0.0
+            continue
+        colour = np.median(np.concatenate(parts), axis=0)
+        near = [np.mean(np.linalg.norm(part - colour, axis=1) < STANDING_TOLERANCE) for part in parts]
+        # the squares the walls lean over, where the walls leave them, show their own print
+        entered = inside.reshape(rows, px, cols, px).sum(axis=(1, 3)) >= px
+        entered[cell[0] - row0, cell[1] - col0] = False
+        rest = window[np.repeat(np.repeat(entered, px, axis=0), px, axis=1) & ~inside]
+        if len(rest) >= px:
+            near.append(1.0 - np.mean(np.linalg.norm(rest - colour, axis=1) < STANDING_TOLERANCE))
+        evidence[cell] = float(min(near))
+    return evidence

@@ -19,6 +19,9 @@ from scanner.tall import (
     covered_shares,
     lean_castle,
     leans,
+    silhouette,
+    standing_candidates,
+    standing_evidence,
 )
 from tests.support.castle_scenes import with_castle
 
@@ -122,6 +125,50 @@ def test_a_castle_stays_where_read_when_the_square_in_front_is_a_sure_terrain() 
     probabilities = probabilities_with({(1, 2): {CASTLE: 0.95, WHEAT: 0.05}, (2, 2): {WHEAT: 0.999}})
     leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL)
     assert decode_kingdom(leaning.probabilities).kingdom[1, 2] == CASTLE
+
+
+LAKE = Square(Terrain.LAKE, 0)
+
+
+def test_a_castle_read_on_the_square_it_leans_over_moves_to_the_base_its_silhouette_stands_on() -> None:
+    # a blue castle read as a sure lake on its base, and as the castle on the square its walls lean over
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.99, WHEAT: 0.01}, (2, 2): {LAKE: 0.999}})
+    assert (
+        decode_kingdom(lean_castle(probabilities, leaning_cover(), CASTLE_LABEL).probabilities).kingdom[1, 2]
+        == CASTLE
+    )  # the reading alone keeps it where it was read
+    standing = {(2, 2): 0.9, (1, 2): 0.3}  # the photo shows one object standing on (2, 2)
+    leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL, standing)
+    assert decode_kingdom(leaning.probabilities).kingdom[2, 2] == CASTLE
+    assert leaning.taken[1, 2] > 0.9 and leaning.hidden[1, 2] >= 0.4
+    # the silhouette standing on the square it was read on keeps it there
+    leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL, {(2, 2): 0.3, (1, 2): 0.9})
+    assert decode_kingdom(leaning.probabilities).kingdom[1, 2] == CASTLE
+
+
+def test_only_squares_read_as_the_castle_and_the_bases_behind_them_are_looked_at() -> None:
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.9, WHEAT: 0.1}})
+    assert standing_candidates(probabilities, leaning_cover(), CASTLE_LABEL) == [(1, 2), (2, 2)]
+    assert standing_candidates(probabilities_with({}), leaning_cover(), CASTLE_LABEL) == []
+    assert standing_candidates(probabilities, np.zeros((5, 5, 5, 5)), CASTLE_LABEL) == []
+
+
+def test_the_silhouette_of_one_coloured_object_is_evidence_of_it_standing_on_its_base() -> None:
+    px, lean = 24, np.zeros((5, 5, 2))
+    lean[..., 1] = -0.6  # every top is seen 0.6 squares towards the rows above
+    rng = np.random.default_rng(3)
+    frame = np.zeros((5 * px, 5 * px, 3), np.uint8)
+    for r in range(5):
+        for c in range(5):  # artwork: every square its own colour
+            frame[r * px : (r + 1) * px, c * px : (c + 1) * px] = rng.integers(0, 256, 3)
+    frame[silhouette(lean[2, 2], (2, 2), 5, px).astype(bool)] = (200, 60, 20)  # a blue castle on (2, 2)
+    evidence = standing_evidence(frame, lean, [(1, 2), (2, 2), (3, 2)], px)
+    assert evidence[(2, 2)] > 0.9 and evidence[(1, 2)] < 0.5 and evidence[(3, 2)] < 0.5
+    # an object no different from the print of the square its walls lean over shows nothing standing
+    frame[1 * px : 2 * px, 2 * px : 3 * px] = (200, 60, 20)
+    assert standing_evidence(frame, lean, [(2, 2)], px)[(2, 2)] < 0.1
+    # walls leaning out of the frame: the square's own part is the evidence
+    assert standing_evidence(frame, lean, [(0, 2)], px)[(0, 2)] == 1.0
 
 
 def test_the_castle_square_and_the_square_it_leans_over_are_flagged_when_either_could_be_it() -> None:
