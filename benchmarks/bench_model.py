@@ -188,9 +188,17 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="train with each copy's photo white this far off (AugmentPlan.white_error) into --out",
     )
-    parser.add_argument("--out", type=Path, help="with --white-error: the model file to write")
+    parser.add_argument(
+        "--white-kept",
+        type=float,
+        default=0.0,
+        help="train with up to this share of each copy's own cast left in (AugmentPlan.white_kept)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="with --white-error or --white-kept: the model file to write"
+    )
     args = parser.parse_args(argv)
-    if args.white_error and args.out is None:
+    if (args.white_error or args.white_kept) and args.out is None:
         parser.error("--white-error needs --out (the cached bench model stays the default plan's)")
     if not (DATA_DIR / "labels.json").is_file():
         print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
@@ -203,8 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is not None:  # a variant to compare with the cached one, trained whether or not that exists
         from model.training.feature_table import AugmentPlan
 
-        print(f"training {held.describe()}, white error {args.white_error}, into {args.out}", flush=True)
-        train_bench_model(held_out=held, plan=AugmentPlan(white_error=args.white_error), path=args.out)
+        plan = AugmentPlan(white_error=args.white_error, white_kept=args.white_kept)
+        print(f"training {held.describe()}, {plan.to_dict()}, into {args.out}", flush=True)
+        train_bench_model(held_out=held, plan=plan, path=args.out)
         return 0
     if path.is_file():
         print(f"{path} exists ({held.describe()})")

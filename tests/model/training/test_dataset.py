@@ -34,6 +34,7 @@ from model.training.feature_table import (
     _computed,
     _rows_key,
     mistaken_whites,
+    partial_whites,
     stage_inputs,
 )
 from model.training.train import main as train_main
@@ -249,3 +250,19 @@ def test_mistaken_whites_move_only_the_copies_and_only_by_the_photos_casts():
     assert np.abs(shift).max() > 0.05
     half = mistaken_whites(whites, copies, photos, 0.5, seed=0)
     assert np.allclose(chroma(half[copies]) - chroma(whites[copies]), shift / 2, atol=1e-5)
+
+
+def test_partial_whites_leave_up_to_the_kept_share_of_each_copy_s_own_cast():
+    whites = np.array([[150, 200, 250], [250, 200, 150], [200, 200, 200]] * 30, np.float32)
+    copies = np.arange(len(whites)) >= 3
+    moved = partial_whites(whites, copies, kept=1.0, seed=0)
+    assert np.array_equal(moved[~copies], whites[~copies])
+    logs, new = np.log(whites), np.log(moved)
+    chroma = logs - logs.mean(axis=1, keepdims=True)
+    left = new - new.mean(axis=1, keepdims=True)
+    share = 1 - left[copies, 0] / np.where(chroma[copies, 0] == 0, 1, chroma[copies, 0])
+    tinted = chroma[copies, 0] != 0
+    assert (share[tinted] >= -1e-5).all() and (share[tinted] <= 1 + 1e-5).all()
+    assert share[tinted].max() > 0.8 and share[tinted].min() < 0.2
+    assert np.allclose(moved[copies][~tinted], whites[copies][~tinted])  # a grey white stays grey
+    assert np.allclose(new.mean(axis=1), logs.mean(axis=1), atol=1e-5)  # brightness kept
