@@ -110,8 +110,11 @@ def train_bench_model(
     estimator_name: str | None = None,
     verbose: bool = True,
     held_out: HeldOut = HARD,
+    plan=None,
+    path: Path | None = None,
 ) -> Path:
-    """Train the classifier on every row but the held-out material's and write it to ``bench_model_path``."""
+    """Train the classifier on every row but the held-out material's and write it to ``bench_model_path``
+    (or ``path``: a model trained with another augmentation ``plan`` than the default, to compare)."""
     from model.features import FeatureConfig
     from model.training.dataset import SCENE_SOURCE
     from model.training.estimators import DEFAULT_ESTIMATOR
@@ -120,7 +123,7 @@ def train_bench_model(
 
     name = estimator_name or DEFAULT_ESTIMATOR
     started = time.perf_counter()
-    config, plan = FeatureConfig(), AugmentPlan()
+    config, plan = FeatureConfig(), plan or AugmentPlan()
     table = build_table(config, plan, data_dir, use_cache=True, verbose=verbose)
     held = np.isin(table.groups, held_out.groups)
     if verbose:
@@ -136,7 +139,7 @@ def train_bench_model(
         "scene_rows": int((~held & (table.sources == SCENE_SOURCE)).sum()),
         "fit_seconds": round(time.perf_counter() - started, 1),
     }
-    path = bench_model_path(data_dir, name, held_out)
+    path = path or bench_model_path(data_dir, name, held_out)
     path.parent.mkdir(parents=True, exist_ok=True)
     classifier.save(path)
     if verbose:
@@ -179,7 +182,24 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the independent generator's bench model (benchmarks.outside --hard), not the hard bench's",
     )
+    parser.add_argument(
+        "--white-error",
+        type=float,
+        default=0.0,
+        help="train with each copy's photo white this far off (AugmentPlan.white_error) into --out",
+    )
+    parser.add_argument(
+        "--white-kept",
+        type=float,
+        default=0.0,
+        help="train with up to this share of each copy's own cast left in (AugmentPlan.white_kept)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="with --white-error or --white-kept: the model file to write"
+    )
     args = parser.parse_args(argv)
+    if (args.white_error or args.white_kept) and args.out is None:
+        parser.error("--white-error needs --out (the cached bench model stays the default plan's)")
     if not (DATA_DIR / "labels.json").is_file():
         print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
         return 2
@@ -187,6 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     path = bench_model_path(held=held)
     if args.path:
         print(path)
+        return 0
+    if args.out is not None:  # a variant to compare with the cached one, trained whether or not that exists
+        from model.training.feature_table import AugmentPlan
+
+        plan = AugmentPlan(white_error=args.white_error, white_kept=args.white_kept)
+        print(f"training {held.describe()}, {plan.to_dict()}, into {args.out}", flush=True)
+        train_bench_model(held_out=held, plan=plan, path=args.out)
         return 0
     if path.is_file():
         print(f"{path} exists ({held.describe()})")

@@ -71,9 +71,19 @@ class AugmentPlan:
     board_shift: float = 0.10
     #: train on the squares cut from whole-table scenes of training kingdoms too (dataset.SCENE_FOLDER)
     scenes: bool = True
+    #: how far off each copy's photo white is taken, in units of one real photo's colour cast against the
+    #: average photo's (0: the copy's own photo's white); see docs/experiments.md, "A white that is off"
+    white_error: float = 0.0
+    #: the largest share of each copy's own photo cast its white leaves in (a share drawn uniformly up to
+    #: it; 0: all taken out); see docs/experiments.md, "A white that is off"
+    white_kept: float = 0.0
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        for key in ("white_error", "white_kept"):  # a plan without them keeps the key it had before
+            if not out[key]:
+                del out[key]
+        return out
 
 
 DEFAULT_FEATURES = FeatureConfig()
@@ -274,6 +284,37 @@ def _synthetic_empties(
     return out, np.asarray(out_whites, np.float32).reshape(-1, 3)
 
 
+def mistaken_whites(
+    white_points: np.ndarray, copies: np.ndarray, photo_whites: np.ndarray, scale: float, seed: int
+) -> np.ndarray:
+    """``white_points`` with the rows in ``copies`` taken as a wrong estimate would take them: each channel
+    times one real photo's colour cast (the chromaticity of one of ``photo_whites`` against their mean),
+    drawn at random and raised to ``scale``. One white serves a whole scene, so a square lit
+    otherwise (a lamp, a shadow, a cloth's reflection, a tile from another photo) keeps part of its cast;
+    with exact whites only, the cast-free colours decide grassland against wheat alone."""
+    log_photos = np.log(np.maximum(np.unique(photo_whites, axis=0), 1.0))
+    chroma = log_photos - log_photos.mean(axis=1, keepdims=True)
+    casts = chroma - chroma.mean(axis=0)
+    rng = np.random.default_rng(seed)
+    out = np.asarray(white_points, np.float32).copy()
+    rows = np.flatnonzero(copies)
+    out[rows] *= np.exp(scale * casts[rng.integers(len(casts), size=len(rows))]).astype(np.float32)
+    return out
+
+
+def partial_whites(white_points: np.ndarray, copies: np.ndarray, kept: float, seed: int) -> np.ndarray:
+    """``white_points`` with the rows in ``copies`` moved towards grey by a share drawn uniformly in
+    [0, ``kept``]: the photo's white then leaves that share of the row's own cast in, as one white for a
+    whole scene does on a square lit otherwise (another photo's tile, a lamp, a shadow)."""
+    out = np.asarray(white_points, np.float32).copy()
+    rows = np.flatnonzero(copies)
+    logs = np.log(np.maximum(out[rows], 1.0))
+    chroma = logs - logs.mean(axis=1, keepdims=True)
+    share = np.random.default_rng(seed).uniform(0.0, kept, size=(len(rows), 1))
+    out[rows] = np.exp(logs - share * chroma).astype(np.float32)
+    return out
+
+
 def _scene_rows(
     plan: AugmentPlan, data_dir: Path, first_sample: int
 ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
@@ -341,6 +382,14 @@ def _crops_and_rows(
         rows = {field: np.concatenate([rows[field], scene_rows[field]]) for field in rows}
         if verbose:
             print(f"{len(scene_crops)} squares of whole-table scenes", flush=True)
+    if plan.white_error:  # the real squares keep their own photo's white (cross-validation reads them so)
+        rows["white_points"] = mistaken_whites(
+            rows["white_points"], ~rows["original"], real_white_points, plan.white_error, plan.seed + 3
+        )
+    if plan.white_kept:
+        rows["white_points"] = partial_whites(
+            rows["white_points"], ~rows["original"], plan.white_kept, plan.seed + 4
+        )
     return squares.images + copies + synthetic + scene_crops, rows
 
 

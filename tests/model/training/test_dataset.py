@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -27,7 +28,15 @@ from model.training.dataset import (
     load_tiles,
     tile_label_corrections,
 )
-from model.training.feature_table import DEFAULT_PLAN, FeatureTable, _computed, _rows_key, stage_inputs
+from model.training.feature_table import (
+    DEFAULT_PLAN,
+    FeatureTable,
+    _computed,
+    _rows_key,
+    mistaken_whites,
+    partial_whites,
+    stage_inputs,
+)
 from model.training.train import main as train_main
 
 SWAMP, SWAMP1, MINE2 = (
@@ -215,3 +224,45 @@ def test_the_scene_squares_change_the_cache_key_of_the_rows(tmp_path: Path):
     _scene_folder(data_dir)
     assert _rows_key(DEFAULT_PLAN, data_dir) != without
     assert len(load_scene_squares(tmp_path / "nowhere")[0]) == 0
+
+
+def test_a_plan_without_a_white_error_keeps_its_cache_key_and_one_with_it_has_its_own(tmp_path: Path):
+    data_dir = _data_dir(tmp_path, None)
+    assert "white_error" not in DEFAULT_PLAN.to_dict()
+    assert _rows_key(replace(DEFAULT_PLAN, white_error=0.0), data_dir) == _rows_key(DEFAULT_PLAN, data_dir)
+    assert _rows_key(replace(DEFAULT_PLAN, white_error=1.0), data_dir) != _rows_key(DEFAULT_PLAN, data_dir)
+
+
+def test_mistaken_whites_move_only_the_copies_and_only_by_the_photos_casts():
+    photos = np.array([[200, 220, 250], [250, 220, 200], [230, 230, 230]], np.float32)  # warm, cold, grey
+    whites = np.repeat(photos, 4, axis=0)
+    copies = np.arange(len(whites)) % 2 == 1
+    moved = mistaken_whites(whites, copies, photos, 1.0, seed=0)
+    assert np.array_equal(moved[~copies], whites[~copies])
+
+    def chroma(white):
+        logs = np.log(white)
+        return logs - logs.mean(axis=-1, keepdims=True)
+
+    casts = chroma(photos) - chroma(photos).mean(axis=0)
+    shift = chroma(moved[copies]) - chroma(whites[copies])
+    assert all(np.abs(casts - row).max(axis=1).min() < 1e-5 for row in shift)  # one photo's cast each
+    assert np.abs(shift).max() > 0.05
+    half = mistaken_whites(whites, copies, photos, 0.5, seed=0)
+    assert np.allclose(chroma(half[copies]) - chroma(whites[copies]), shift / 2, atol=1e-5)
+
+
+def test_partial_whites_leave_up_to_the_kept_share_of_each_copy_s_own_cast():
+    whites = np.array([[150, 200, 250], [250, 200, 150], [200, 200, 200]] * 30, np.float32)
+    copies = np.arange(len(whites)) >= 3
+    moved = partial_whites(whites, copies, kept=1.0, seed=0)
+    assert np.array_equal(moved[~copies], whites[~copies])
+    logs, new = np.log(whites), np.log(moved)
+    chroma = logs - logs.mean(axis=1, keepdims=True)
+    left = new - new.mean(axis=1, keepdims=True)
+    share = 1 - left[copies, 0] / np.where(chroma[copies, 0] == 0, 1, chroma[copies, 0])
+    tinted = chroma[copies, 0] != 0
+    assert (share[tinted] >= -1e-5).all() and (share[tinted] <= 1 + 1e-5).all()
+    assert share[tinted].max() > 0.8 and share[tinted].min() < 0.2
+    assert np.allclose(moved[copies][~tinted], whites[copies][~tinted])  # a grey white stays grey
+    assert np.allclose(new.mean(axis=1), logs.mean(axis=1), atol=1e-5)  # brightness kept
