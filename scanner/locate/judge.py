@@ -59,6 +59,9 @@ class Verdict:
     #: the returned frame's smeared family's sides on a ridge (``refine.ridge_support``; None: no real smear
     #: or not measured)
     ridge_support: float | None = None
+    #: how far (squares) the returned frame's seams lie from its lines, the worse of its families no real
+    #: smear spreads (``refine.seam_drift``; None: none such, or not measured)
+    seam_drift: float | None = None
     refusal: LocatorRefusal | None = None
 
     @property
@@ -91,7 +94,8 @@ class Verdict:
         (where the kingdom meets the table, a frame off by part of a square shows first: without seams
         there, its place rests on the inner lines and the artwork alone), another window of the lattice
         nearly as much a kingdom, or tiles just outside the frame; or a family of lines a real smear spreads
-        showing almost no ridge (docs/experiments.md, "A smeared family without ridges")."""
+        showing almost no ridge (docs/experiments.md, "A smeared family without ridges"), or one family's
+        seams lying beside its lines (docs/experiments.md, "Seams beside the lines")."""
         if not self.accepted:
             return False
         if self.seam_support < self.min_support + settings.unsure_margin:
@@ -100,6 +104,8 @@ class Verdict:
             return True
         if self.ridge_support is not None and self.ridge_support < settings.min_ridge_support:
             return True  # the smeared family's lines lie where the search put them, on no seam of theirs
+        if self.seam_drift is not None and self.seam_drift > settings.max_seam_drift:
+            return True  # one family's seams lie beside its lines: the support is the other family's
         placement = self.placement
         if placement is None:
             return False

@@ -45,7 +45,7 @@ class Placement:
     size: int
     score: float  # artwork squares unlike the window's ring, less squares like it and tiles outside it
     table_share: float  # share of the window's squares like its ring (the table's own pattern)
-    runner_up: float  # best score of another window, per square times this one's squares (-inf: none)
+    runner_up: float  # best score of a rival window, per square times this one's squares (-inf: none)
     artwork_outside: int  # ring cells unlike the ring's consensus lying just outside the window
     #: the frame's own ``tile_cells`` when the window is the frame itself (not moved, its size), else None:
     #: the judge's seam count reuses them instead of describing the same frame again
@@ -227,7 +227,15 @@ def place(
     # side, no rival, when the tiles fill the window but for that row or column: the reading places it
     # (docs/experiments.md); tiles spanning less are a frame larger than the kingdom, a lattice not its own
     same = _short_by_one_edge(held, size)
-    others = [s[0] / s[3] ** 2 for s in scored if s is not best and not (same and np.array_equal(s[6], held))]
+    # a window of its size holding only some of its tiles is the same kingdom cut by its edge, no rival: a
+    # rival holds artwork this window leaves out (docs/experiments.md, "A rival window holds artwork the
+    # chosen one leaves out"); a window of the other size stays one (whether the ring is kingdom is open)
+    others = [
+        s[0] / s[3] ** 2
+        for s in scored
+        if s is not best
+        and (s[3] != size or (s[6] & ~held).any() or (not same and np.array_equal(s[6], held)))
+    ]
     runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
     own = _own_tiles(artwork_cell, n, settings) if (rows, cols, size) == (0, 0, n) else None
     return Placement(rows, cols, size, score, share, runner_up, outside, own)

@@ -361,6 +361,7 @@ OUTWARD_SQUARES = 0.1  # squares: how far outward of the frame the outline's edg
 MATCHED_SPREAD_PX = 1.0  # rectified px: a blur spreading seams less than this leaves the gradient as it is
 RIDGE_FLANKS = 2.0  # spreads: how far past the offsets looked at a smeared seam's ridge still reaches
 SMEAR_SPREAD = 0.06  # squares: unblurred artwork's own spread stays under this; a real smear's goes beyond
+DRIFT_STRETCHES = 20  # stretches of a family's lattice tried each way when its seams are found (seam_drift)
 
 
 def fit_frame(
@@ -473,6 +474,41 @@ def ridge_support(
         sides = int(table_reach(offsets, n, cell, cells).any(axis=1).sum())
         shares.append(len(along) / max(sides, 1))
     return min(shares) if shares else None
+
+
+def seam_drift(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX
+) -> float | None:
+    """How far (squares) the frame's lines lie from the kingdom's seams, the larger over the families of
+    lines no real smear spreads (``SMEAR_SPREAD``; None: both are, ``ridge_support`` judges them) and
+    their inner lines. Per family, the lattice of seams near its lines is fitted over a whole square of
+    offsets (shifted and stretched, every inner line moved by at most half a square), on the gradient
+    averaged along each inner line, smoothed across them by the photo's smear as the fit reads it; the
+    drift is the farthest any of the frame's inner lines lies from it. The seam support and the fit look
+    for a seam within a third of a square of each line: a frame stretched or moved by more than that
+    across one family keeps its support from the other (docs/experiments.md, "Seams beside the lines")."""
+    rect = _rectified(gray, grid_to_work, n, cell)
+    lines = np.arange(1, n)
+    middle = lines - n / 2  # each inner line's place from the frame's middle, in squares
+    shifts = np.arange(-(cell // 2), cell // 2 + 1)  # px: also the offsets each line is read at
+    stretches = np.linspace(-0.5, 0.5, 2 * DRIFT_STRETCHES + 1) / np.abs(middle).max()
+    # (stretches, shifts, lines): each inner line's offset (px) in each candidate lattice
+    moved = np.round(shifts[None, :, None] + stretches[:, None, None] * middle * cell).astype(int)
+    beside = np.abs(moved).max(axis=2) > cell // 2  # no line is moved onto the next seam
+    picked = (np.arange(len(lines)), np.clip(moved + cell // 2, 0, cell))
+    along = np.zeros(int(_cell_spans(n, cell)[1].max()))  # the middle of each cell along a line, weighed
+    for start, end in zip(*_cell_spans(n, cell), strict=True):
+        along[start:end] = 1 / ((end - start) * n)
+    drifts = []
+    for gradient, spread in zip(_family_gradients(rect), blur_spread(rect, n, cell), strict=True):
+        if spread >= SMEAR_SPREAD * cell:
+            continue  # a real smear's wide ridges place a family too loosely: ``ridge_support`` judges it
+        grad, _ = _matched(gradient, spread, cell, 0)
+        profiles = (grad[:, : len(along)] @ along)[_line_bases(lines, cell)[:, None] + shifts]
+        scores = np.where(beside, -np.inf, profiles[picked].sum(axis=2))  # (stretches, shifts)
+        best = np.unravel_index(np.argmax(scores), scores.shape)
+        drifts.append(float(np.abs(moved[best]).max()) / cell)
+    return max(drifts, default=None)
 
 
 def _side_votes(

@@ -92,6 +92,7 @@ class LocatorSettings:
     unsure_margin: float = 0.1  # seam support this close to its minimum: the frame is said to be unsure
     min_outline_support: float = 0.5  # ... and so is a returned frame with less of its outline on a seam
     min_ridge_support: float = 0.1  # ... or with less of a smeared family's sides on a ridge (ridge_support)
+    max_seam_drift: float = 0.25  # ... or with a family's seams farther than this (squares) from its lines
     placement_seam_credit: float = 0.2  # seam support a frame of artwork squares only (placement) may lack
 
     # --- the placement on the lattice: artwork inside the frame, the table around it (placement.py)

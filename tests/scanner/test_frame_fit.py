@@ -8,7 +8,7 @@ import numpy as np
 from scanner.geometry import frame_corners, frame_homography, moved_frame
 from scanner.locate import Verdict, fit_frame
 from scanner.locate.placement import table_cells, tile_cells
-from scanner.locate.refine import blur_spread, ridge_support, seam_support
+from scanner.locate.refine import blur_spread, ridge_support, seam_drift, seam_support
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
@@ -190,6 +190,23 @@ def test_a_frame_off_a_smeared_family_s_ridges_is_unsure_however_sure_its_other_
     sure = Verdict(seam_support=0.9, min_support=0.5, outline_support=0.9, ridge_support=on)
     assert not sure.unsure(settings)
     assert Verdict(**{**sure.__dict__, "ridge_support": off}).unsure(settings)
+
+
+def test_a_frame_stretched_off_one_family_s_seams_is_unsure_however_sure_its_other_family() -> None:
+    # a frame whose columns' lines drift off their seams (stretched across them, as a blurred search may
+    # leave it) keeps its support from the rows; the columns' gradient over a whole square of offsets says
+    # where their seams lie (docs/experiments.md, "Seams beside the lines")
+    n, settings = 5, DEFAULT_SETTINGS
+    gray, truth = _photo(_kingdom(n, jitter=2), n)
+    shaken = _shaken(gray, 9, 0.8)  # a diagonal smear: both families blurred a little
+    stretched = _off(truth, n, [[0, 0], [0.7, 0], [0.7, 0], [0, 0]])  # the columns 0.14 square apart too far
+    for photo in (gray, shaken):
+        assert seam_drift(photo, truth, n, cell=settings.fine_cell_px) < 0.1
+        assert seam_drift(photo, stretched, n, cell=settings.fine_cell_px) > settings.max_seam_drift
+        assert seam_drift(photo, moved_frame(truth, 0, 0.4), n) > settings.max_seam_drift
+    sure = Verdict(seam_support=0.9, min_support=0.5, outline_support=0.9, seam_drift=0.05)
+    assert not sure.unsure(settings)
+    assert Verdict(**{**sure.__dict__, "seam_drift": 0.4}).unsure(settings)
 
 
 def test_a_mat_s_lattice_across_the_kingdom_has_no_seams_between_its_tiles() -> None:

@@ -382,6 +382,19 @@ def test_windows_holding_the_same_artwork_are_one_kingdom_not_rivals() -> None:
     assert not not_around_kingdom(placement, SETTINGS)
 
 
+def test_a_window_holding_only_some_of_the_kingdom_s_tiles_is_no_rival() -> None:
+    # a kingdom whose last column holds one tile: the window one square over keeps all but that tile and
+    # scores nearly as well, yet explains no artwork the kingdom's own window leaves out
+    board = cv2.imread(str(BOARDS / "1.jpg"))
+    photo = _on_checkered_cloth(np.zeros((0, 0, 3), np.uint8), 70, (0, 0))
+    photo[300:800, 500:900] = board[:, :400]
+    photo[700:800, 900:1000] = board[100:200, 0:100]  # the one tile of the last column
+    own = _frame(5, 3, 5, 100)
+    placement = place(photo, own, 5, (5,), replace(SETTINGS, max_shift=1))
+    assert (placement.rows, placement.cols) == (0, 0)
+    assert placement.score - placement.runner_up >= SETTINGS.unsure_placement_margin * placement.size
+
+
 def test_an_incomplete_kingdom_on_a_plain_table_is_found_by_an_early_attempt() -> None:
     located = locate_kingdom(_incomplete_kingdom())
     assert located.grid_size == 5
