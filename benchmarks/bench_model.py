@@ -199,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if (args.white_error or args.white_kept) and args.out is None:
-        parser.error("--white-error needs --out (the cached bench model stays the default plan's)")
+        parser.error(
+            "--white-error and --white-kept need --out (the cached bench model stays the default plan's)"
+        )
     if not (DATA_DIR / "labels.json").is_file():
         print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
         return 2

@@ -4,8 +4,8 @@ python -m benchmarks.flag_calibration collect --source hard --split dev --count 
 python -m benchmarks.flag_calibration collect --source outside --split dev --count 60
 python -m benchmarks.flag_calibration report out/flags/*.npz
 
-``collect`` scans development photos (the hard bench's, read by the bench model, or the independent
-generator's hard tables, read by the shipped model as ``benchmarks.outside.run`` does) and stores, for
+``collect`` scans development photos (the hard bench's or the independent generator's hard tables, each
+read by its bench model, which never learnt their kingdoms, unless ``--model shipped``) and stores, for
 every square of every photo whose frame is found, the truth, the reading, the decoder's margin, the
 classifier's and the weighed probabilities, the table evidence, the castle's cover and each flag rule's
 verdict (``ScanResult.flag_reasons``) in one .npz per run. ``report`` replays them: which rules flag the
@@ -228,12 +228,13 @@ def collect(args) -> int:
     if args.model == "shipped":
         from scanner.recognizer import KingdomScanner
 
-        scanner = KingdomScanner()
+        scanner, text = KingdomScanner(), "shipped model"
     else:
         scanner, text = bench_scanner(HARD if args.source == "hard" else outside_held_out())
         if scanner is None:
             print(text, file=sys.stderr)
             return 2
+    print(f"reading with the {text}", flush=True)
     (_hard if args.source == "hard" else _outside)(args, scanner, records)
     if not records:
         print("no located photo", file=sys.stderr)
@@ -248,11 +249,14 @@ def save(records: list[dict], args) -> Path:
     frame = "-truth" if args.truth_frame else ""
     out = (
         args.out
-        or OUT_DIR / f"{args.source}-{args.split}-{args.grid_size}{frame}-{args.start}+{args.count}.npz"
+        or OUT_DIR
+        / f"{args.source}-{args.split}-{args.grid_size}{frame}-{args.model}-{args.start}+{args.count}.npz"
     )
     if records:
         out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(out, **{key: np.concatenate([r[key] for r in records]) for key in records[0]})
+        columns = {key: np.concatenate([r[key] for r in records]) for key in records[0]}
+        columns["model"] = np.full(len(columns["truth"]), args.model)  # which model read every square
+        np.savez_compressed(out, **columns)
     return out
 
 

@@ -217,7 +217,13 @@ def main():
     if out.exists() and not args.fresh:
         for line in out.read_text().splitlines():
             if line.strip():
-                done.add(json.loads(line)["seed"])
+                row = json.loads(line)
+                if row.get("model", "shipped") != model:  # one file, one model: figures never blend two
+                    ap.exit(
+                        2,
+                        f"{out} was read by the {row.get('model', 'shipped')} model: use --fresh or --out\n",
+                    )
+                done.add(row["seed"])
     elif out.exists():
         out.unlink()
     if model == "held-out":

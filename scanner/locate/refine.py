@@ -487,6 +487,8 @@ def seam_drift(
     drift is the farthest any of the frame's inner lines lies from it. The seam support and the fit look
     for a seam within a third of a square of each line: a frame stretched or moved by more than that
     across one family keeps its support from the other (docs/experiments.md, "Seams beside the lines")."""
+    if n < 3:
+        return None  # no inner line to stretch about the middle
     rect = _rectified(gray, grid_to_work, n, cell)
     lines = np.arange(1, n)
     middle = lines - n / 2  # each inner line's place from the frame's middle, in squares
@@ -495,7 +497,7 @@ def seam_drift(
     # (stretches, shifts, lines): each inner line's offset (px) in each candidate lattice
     moved = np.round(shifts[None, :, None] + stretches[:, None, None] * middle * cell).astype(int)
     beside = np.abs(moved).max(axis=2) > cell // 2  # no line is moved onto the next seam
-    picked = (np.arange(len(lines)), np.clip(moved + cell // 2, 0, cell))
+    picked = (np.arange(len(lines)), np.clip(moved + cell // 2, 0, len(shifts) - 1))
     along = np.zeros(int(_cell_spans(n, cell)[1].max()))  # the middle of each cell along a line, weighed
     for start, end in zip(*_cell_spans(n, cell), strict=True):
         along[start:end] = 1 / ((end - start) * n)
@@ -506,7 +508,8 @@ def seam_drift(
         grad, _ = _matched(gradient, spread, cell, 0)
         profiles = (grad[:, : len(along)] @ along)[_line_bases(lines, cell)[:, None] + shifts]
         scores = np.where(beside, -np.inf, profiles[picked].sum(axis=2))  # (stretches, shifts)
-        best = np.unravel_index(np.argmax(scores), scores.shape)
+        # equal scores (a family without seams) keep the frame's own lines, not the first lattice tried
+        best = np.unravel_index(np.argmax(scores - np.abs(moved).max(axis=2) * 1e-9), scores.shape)
         drifts.append(float(np.abs(moved[best]).max()) / cell)
     return max(drifts, default=None)
 

@@ -25,3 +25,26 @@ def test_each_bench_has_its_own_model_file_and_the_hard_bench_keeps_its_name() -
     assert hard != outside
     assert hard.name.startswith("bench-model-") and not hard.name.startswith("bench-model-outside")
     assert outside.name.startswith("bench-model-outside-")
+
+
+def test_the_hard_bench_model_keeps_the_digest_it_was_cached_under() -> None:
+    import hashlib
+
+    import sklearn
+
+    from model.features import FeatureConfig
+    from model.training.estimators import DEFAULT_ESTIMATOR
+    from model.training.feature_table import AugmentPlan, cache_key
+
+    text = json.dumps(
+        [
+            HELD_OUT_KINGDOMS,
+            cache_key(FeatureConfig(), AugmentPlan(), DATA_DIR),
+            DEFAULT_ESTIMATOR,
+            sklearn.__version__,
+        ]
+    )
+    assert (
+        bench_model_path(held=HARD).name
+        == f"bench-model-{hashlib.sha256(text.encode()).hexdigest()[:12]}.joblib"
+    )

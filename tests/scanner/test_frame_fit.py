@@ -209,6 +209,16 @@ def test_a_frame_stretched_off_one_family_s_seams_is_unsure_however_sure_its_oth
     assert Verdict(**{**sure.__dict__, "seam_drift": 0.4}).unsure(settings)
 
 
+def test_a_family_without_seams_leaves_the_frame_where_it_is_at_any_cell_size() -> None:
+    # a featureless photo ties every lattice tried: the frame's own lines win the tie, so nothing is
+    # noted for a drift no seam shows; an odd cell size is read as an even one is
+    flat = np.full((700, 700), 128, np.uint8)
+    frame = np.array([[100.0, 0, 50], [0, 100, 50], [0, 0, 1]])
+    for n in (5, 7):
+        for cell in (47, 48, 96):
+            assert seam_drift(flat, frame, n, cell=cell) == 0.0
+
+
 def test_a_mat_s_lattice_across_the_kingdom_has_no_seams_between_its_tiles() -> None:
     # a frame on a mat's lines, laid over the kingdom and the mat beside it at the mat's pitch, has its
     # sides on seams where they lie on the mat; counted only where they border a tile, it has few, while
