@@ -49,7 +49,7 @@ from scanner.locate import search as generators
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
 from scanner.locate.placement import fit_outline, placed_frame, table_cells
-from scanner.locate.refine import fit_frame, ridge_support, seam_drift, seam_support
+from scanner.locate.refine import fit_frame, seam_support, smear_doubts
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -565,8 +565,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     homography = frame_homography(corners, size)
     if on_seams:  # the outline, and a smeared family's ridges, judged where the frame is returned
         outline = seam_support(view.gray, homography, size, lines="outline")
-        ridges = ridge_support(view.gray, homography, size, cell=settings.fine_cell_px)
-        drift = seam_drift(view.gray, homography, size, cell=settings.fine_cell_px)
+        ridges, drift = smear_doubts(view.gray, homography, size, cell=settings.fine_cell_px)
         verdict = replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []

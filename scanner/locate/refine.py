@@ -458,9 +458,27 @@ def ridge_support(
     a family the smear blurs (``axis_sharpness``); a frame whose smeared family shows almost no ridge has
     its place across that family from the search's frame alone, however sure its other family (docs/
     experiments.md, "A smeared family without ridges"). ``table``: as for ``fit_frame``."""
-    table = np.zeros((n, n), bool) if table is None else np.asarray(table, bool)
+    rect = _rectified(gray, grid_to_work, n, cell)
+    return _ridge_support(rect, blur_spread(rect, n, cell), n, table, cell)
+
+
+def smear_doubts(
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    n: int,
+    table: np.ndarray | None = None,
+    cell: int = REFINE_CELL_PX,
+) -> tuple[float | None, float | None]:
+    """``ridge_support`` and ``seam_drift`` of one frame, from one rectified copy and one blur measure."""
     rect = _rectified(gray, grid_to_work, n, cell)
     spreads = blur_spread(rect, n, cell)
+    return _ridge_support(rect, spreads, n, table, cell), _seam_drift(rect, spreads, n, cell)
+
+
+def _ridge_support(
+    rect: np.ndarray, spreads: tuple[float, float], n: int, table: np.ndarray | None, cell: int
+) -> float | None:
+    table = np.zeros((n, n), bool) if table is None else np.asarray(table, bool)
     if max(spreads) < SMEAR_SPREAD * cell:
         return None  # seams this little spread are counted by ``seam_support``
     reach, offsets = _side_offsets(cell)
@@ -487,9 +505,13 @@ def seam_drift(
     drift is the farthest any of the frame's inner lines lies from it. The seam support and the fit look
     for a seam within a third of a square of each line: a frame stretched or moved by more than that
     across one family keeps its support from the other (docs/experiments.md, "Seams beside the lines")."""
+    rect = _rectified(gray, grid_to_work, n, cell)
+    return _seam_drift(rect, blur_spread(rect, n, cell), n, cell)
+
+
+def _seam_drift(rect: np.ndarray, spreads: tuple[float, float], n: int, cell: int) -> float | None:
     if n < 3:
         return None  # no inner line to stretch about the middle
-    rect = _rectified(gray, grid_to_work, n, cell)
     lines = np.arange(1, n)
     middle = lines - n / 2  # each inner line's place from the frame's middle, in squares
     shifts = np.arange(-(cell // 2), cell // 2 + 1)  # px: also the offsets each line is read at
@@ -502,7 +524,7 @@ def seam_drift(
     for start, end in zip(*_cell_spans(n, cell), strict=True):
         along[start:end] = 1 / ((end - start) * n)
     drifts = []
-    for gradient, spread in zip(_family_gradients(rect), blur_spread(rect, n, cell), strict=True):
+    for gradient, spread in zip(_family_gradients(rect), spreads, strict=True):
         if spread >= SMEAR_SPREAD * cell:
             continue  # a real smear's wide ridges place a family too loosely: ``ridge_support`` judges it
         grad, _ = _matched(gradient, spread, cell, 0)
