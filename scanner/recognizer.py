@@ -203,6 +203,7 @@ REVIEW_RULES = (
     "table_unconfirmed",
     "table_like",
     "castle_hidden",
+    "castle_taken",
     "castle_leaned",
     "castle_behind",
 )
@@ -251,16 +252,16 @@ def _castle_reasons(
     read as terrain does)."""
     n = kingdom.grid_size
     castle = _castle(kingdom)
-    hidden_flags, leaned_flags, behind_flags = (np.zeros((n, n), dtype=bool) for _ in range(3))
+    hidden_flags, taken_flags, leaned_flags, behind_flags = (np.zeros((n, n), dtype=bool) for _ in range(4))
     if castle is not None:
         hidden = details.cover[castle].copy()
         hidden[castle] = 0.0
+        unsure = details.margins < settings.hidden_margin
+        hidden_flags = (hidden >= settings.hidden_flag_share) & unsure
         # a square the castle read on it was moved off (to the base the castle leans from) is read from
         # what the walls over it leave: as doubtful as a square the castle hides
-        taken = details.leaning.taken if details.leaning.taken is not None else np.zeros((n, n))
-        hidden_flags = ((hidden >= settings.hidden_flag_share) | (taken >= settings.castle_taken)) & (
-            details.margins < settings.hidden_margin
-        )
+        if details.leaning.taken is not None:
+            taken_flags = (details.leaning.taken >= settings.castle_taken) & unsure
         seen = details.raw[..., CASTLE_LABEL]
         leaned_flags = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
         # the squares a castle would stand on to lean over the one it was read on
@@ -270,7 +271,12 @@ def _castle_reasons(
         behind_flags = behind & ((seen >= settings.castle_elsewhere) | orphans)
         if leaned_flags.any() or behind_flags.any():
             leaned_flags[castle] = True
-    return {"castle_hidden": hidden_flags, "castle_leaned": leaned_flags, "castle_behind": behind_flags}
+    return {
+        "castle_hidden": hidden_flags,
+        "castle_taken": taken_flags,
+        "castle_leaned": leaned_flags,
+        "castle_behind": behind_flags,
+    }
 
 
 def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:

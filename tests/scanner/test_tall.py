@@ -12,7 +12,7 @@ from benchmarks.scenes import generate_scene
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
 from scanner.decode import decode_kingdom
-from scanner.recognizer import KingdomScanner, ReadingDetails, ReadingSettings, review_flags
+from scanner.recognizer import KingdomScanner, ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.tall import (
     camera_from_homography,
     castle_cover,
@@ -144,6 +144,16 @@ def test_a_castle_read_on_the_square_it_leans_over_moves_to_the_base_its_silhoue
     # the silhouette standing on the square it was read on keeps it there
     leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL, {(2, 2): 0.3, (1, 2): 0.9})
     assert decode_kingdom(leaning.probabilities).kingdom[1, 2] == CASTLE
+
+
+def test_the_square_a_castle_reading_was_taken_from_is_flagged_for_its_own_reason() -> None:
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.99, WHEAT: 0.01}, (2, 2): {LAKE: 0.999}})
+    leaning = lean_castle(probabilities, leaning_cover(), CASTLE_LABEL, {(2, 2): 0.9, (1, 2): 0.3})
+    decoded = decode_kingdom(leaning.probabilities)
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), None, decoded.margins, leaning_cover(), leaning)
+    reasons = review_reasons(decoded.kingdom, details, ReadingSettings())
+    # the square the walls lean over, read as wheat only from what the castle leaves of it, is checked
+    assert reasons["castle_taken"][1, 2] and reasons["castle_taken"].sum() == 1
 
 
 def test_only_squares_read_as_the_castle_and_the_bases_behind_them_are_looked_at() -> None:
