@@ -23,6 +23,7 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
+from scanner.by_hand import given_corners, located_by_hand
 from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
 from scanner.geometry import frame_corners, moved_frame, square_px
@@ -51,12 +52,10 @@ from scanner.tall import (
     CASTLE_HEIGHT,
     LEAN_COVER,
     Leaning,
-    camera_from_homography,
-    castle_cover,
-    lean_castle,
-    leans,
-    standing_candidates,
-    standing_evidence,
+    castle_leaning,
+    hidden_neighbours,
+    soften_hidden,
+    visible_part,
 )
 
 MOVED_FRAME_NOTE = (
@@ -75,7 +74,6 @@ BLURRED_MAX_FLAGGED = 0.1
 BLURRED_NOTE = (
     "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"
 )
-HAND_FRAME_NOTE = "the squares were read in the frame placed by hand"
 #: A frame that barely passed the locator's judge (or came from a blurred copy) is said to be unsure.
 FRAME_UNSURE_NOTE = "the grid may be misplaced: check the corners"
 GRAYSCALE_NOTE = "the photo is black and white: terrains were read from texture alone; check every square"
@@ -153,47 +151,6 @@ class ReadingDetails:
     changed: np.ndarray | None = None  # (N, N) bool: the decoder overruled the weighed reading
     orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
     review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
-
-
-def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, settings: ReadingSettings) -> np.ndarray:
-    """(N, N, labels) with the squares a castle may hide (``hidden`` >= settings.hidden_share) read less
-    surely: their probabilities raised to a power under 1, the more the more of them may be hidden."""
-    power = 1.0 - settings.hidden_soften * np.clip(hidden, 0.0, 1.0) * (hidden >= settings.hidden_share)
-    softened = np.maximum(probabilities, 1e-12) ** power[..., None]
-    return softened / softened.sum(axis=-1, keepdims=True)
-
-
-def hidden_neighbours(
-    cover: np.ndarray, castle: tuple[int, int], settings: ReadingSettings
-) -> list[tuple[int, int, float]]:
-    """(row, col, share) of the side neighbours of the castle square that the castle hides at least
-    settings.hidden_flag_share of (``cover``: the castle's (N, N) cover)."""
-    n = cover.shape[0]
-    hidden = []
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        r, c = castle[0] + dr, castle[1] + dc
-        if 0 <= r < n and 0 <= c < n and cover[r, c] >= settings.hidden_flag_share:
-            hidden.append((r, c, float(cover[r, c])))
-    return hidden
-
-
-#: The part of a square the castle leaves visible is kept at least this share of the square wide.
-MIN_VISIBLE = 0.35
-
-
-def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.ndarray:
-    """The crop of a square hidden by ``share`` on its side towards the castle (``away``: the step from
-    the castle square to it), made whole again by mirroring the part the castle leaves visible."""
-    size = crop.shape[0] if away[0] else crop.shape[1]
-    keep = max(int(round(size * max(1.0 - share, MIN_VISIBLE))), 1)
-    axis = 0 if away[0] else 1
-    far = away[0] + away[1] > 0  # the visible part is the side away from the castle
-    strip = np.take(crop, range(size - keep, size) if far else range(keep), axis=axis)
-    reps = int(np.ceil(size / keep)) + 1
-    pieces = [strip if k % 2 == 0 else np.flip(strip, axis=axis) for k in range(reps)]
-    whole = np.concatenate(pieces, axis=axis)
-    whole = np.take(whole, range(size), axis=axis)
-    return np.ascontiguousarray(whole)
 
 
 #: The rules of review_reasons, by name.
@@ -437,7 +394,7 @@ class KingdomScanner:
         grid = grid if grid == "auto" else int(grid)
         by_hand = corners is not None
         if by_hand:
-            corners = _given_corners(corners, grid)
+            corners = given_corners(corners, grid)
         timings: dict[str, float] = {}
         start = time.perf_counter()
         image, grayscale, label, to_original, scale = _photo(source, name)
@@ -451,7 +408,7 @@ class KingdomScanner:
             except TooSmall as refusal:  # the sizes the player can act on are the photo's, not the copy's
                 raise refusal.in_photo(scale) from None
         else:
-            located = _located_by_hand(corners, int(grid), to_original)
+            located = located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
 
         # the reading stages' processor time, steadier than the clock on a busy machine
@@ -608,34 +565,25 @@ class KingdomScanner:
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
-        camera = camera_from_homography(homography, image.shape)
-        cover = castle_cover(camera, n, settings.castle_height)
-        candidates = standing_candidates(probabilities, cover, CASTLE_LABEL)
-        standing = None
-        if candidates:  # where the photo shows the castle standing, from its silhouette (scanner.tall)
-            standing = standing_evidence(rectified, leans(camera, n, settings.castle_height), candidates)
-        leaning = lean_castle(probabilities, cover, CASTLE_LABEL, standing)
-        weighed = soften_hidden(leaning.probabilities, leaning.hidden, settings)
+        cover, leaning = castle_leaning(
+            probabilities, rectified, homography, image.shape, settings.castle_height
+        )
+        weighed = soften_hidden(
+            leaning.probabilities, leaning.hidden, settings.hidden_share, settings.hidden_soften
+        )
         timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
         solved = solve_kingdom(weighed)  # the labels first: the castle's place decides what is read again
         timings["decode_score"] = time.perf_counter() - t0
         castle = _castle(solved.kingdom)
-        hidden = [] if castle is None else hidden_neighbours(cover[castle], castle, settings)
+        hidden = (
+            [] if castle is None else hidden_neighbours(cover[castle], castle, settings.hidden_flag_share)
+        )
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
-            t0 = time.perf_counter()
-            raw = self._read_visible(crops, raw, hidden, castle)
-            probabilities = weigh_empty(raw, evidence)
-            probabilities[castle + (CASTLE_LABEL,)] = max(
-                probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
+            raw, weighed, solved = self._decode_visible(
+                crops, raw, evidence, leaning, hidden, castle, timings
             )
-            probabilities /= probabilities.sum(axis=-1, keepdims=True)
-            weighed = soften_hidden(probabilities, leaning.hidden, settings)
-            timings["classify"] += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            solved = solve_kingdom(weighed)
-            timings["decode_score"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
         kingdom, readings = decoded.kingdom, [list(row) for row in decoded.readings]
@@ -653,6 +601,33 @@ class KingdomScanner:
         flagged = np.asarray(decoded.flagged, dtype=bool) | _union(details.review)
         timings["decode_score"] += time.perf_counter() - t0
         return kingdom, readings, flagged, rectified, weighed, details
+
+    def _decode_visible(
+        self,
+        crops: list,
+        raw: np.ndarray,
+        evidence: np.ndarray,
+        leaning: Leaning,
+        hidden: list,
+        castle: tuple[int, int],
+        timings: dict[str, float],
+    ) -> tuple:
+        """(raw, weighed, solved) again with the squares the castle hides read from their visible part."""
+        t0 = time.perf_counter()
+        raw = self._read_visible(crops, raw, hidden, castle)
+        probabilities = weigh_empty(raw, evidence)
+        probabilities[castle + (CASTLE_LABEL,)] = max(
+            probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
+        )
+        probabilities /= probabilities.sum(axis=-1, keepdims=True)
+        weighed = soften_hidden(
+            probabilities, leaning.hidden, self.reading.hidden_share, self.reading.hidden_soften
+        )
+        timings["classify"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        solved = solve_kingdom(weighed)
+        timings["decode_score"] += time.perf_counter() - t0
+        return raw, weighed, solved
 
     def _read_visible(
         self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int]
@@ -787,37 +762,6 @@ def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
 
 def _tiles(kingdom: Kingdom) -> int:
     return sum(square.terrain != Terrain.EMPTY for _, square in kingdom.cells())
-
-
-def _given_corners(corners: np.ndarray, grid: int | str) -> np.ndarray:
-    """The (4, 2) frame a caller placed, checked: a clear ScanError for anything else."""
-    if grid not in (5, 7):
-        raise ScanError("a frame placed by hand needs its grid size: 5 or 7")
-    try:
-        points = np.asarray(corners, dtype=float).reshape(4, 2)
-    except (TypeError, ValueError):
-        raise ScanError(
-            "the frame needs four corners (x, y): top-left, top-right, bottom-right, bottom-left"
-        ) from None
-    if not np.isfinite(points).all():
-        raise ScanError("the frame's corners must be finite numbers")
-    edges = np.roll(points, -1, axis=0) - points
-    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-    if not ((turns > 0).all() or (turns < 0).all()):
-        raise ScanError("the frame's corners must go round a four-sided shape without crossing")
-    return points
-
-
-def _located_by_hand(corners: np.ndarray, n: int, to_original) -> Located:
-    """The frame a player placed (original photo pixels) on the decoded copy that ``to_original`` maps."""
-    per_original = 1.0 if to_original is None else 1.0 / to_original(np.ones((1, 2)))[0]
-    on_image = corners * per_original
-    frame = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
-    homography = cv2.getPerspectiveTransform(frame, on_image.astype(np.float32)).astype(np.float64)
-    side = float(np.linalg.norm(on_image - np.roll(on_image, -1, axis=0), axis=1).mean()) / n
-    return Located(
-        n, on_image, homography, side, notes=[HAND_FRAME_NOTE], path=["placed by hand"], found_by="hand"
-    )
 
 
 def _array_photo(image: np.ndarray) -> np.ndarray:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kingdomino.labels import CASTLE_LABEL
+
 #: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
 CASTLE_HEIGHT = 0.7
 #: Share of its square the castle's footprint leaves free on each side.
@@ -318,3 +320,62 @@ def standing_evidence(
             near.append(1.0 - np.mean(np.linalg.norm(rest - colour, axis=1) < STANDING_TOLERANCE))
         evidence[cell] = float(min(near))
     return evidence
+
+
+def castle_leaning(
+    probabilities: np.ndarray,
+    rectified: np.ndarray,
+    homography: np.ndarray,
+    image_shape: tuple,
+    height: float = CASTLE_HEIGHT,
+) -> tuple[np.ndarray, Leaning]:
+    """The castle's cover of every square (``castle_cover``) and ``lean_castle`` of the frame's weighed
+    ``probabilities``, told where the photo shows the castle standing by its silhouette (``standing_evidence``
+    on the ``rectified`` frame) when a square is read as a castle a neighbour could lean over."""
+    n = probabilities.shape[0]
+    camera = camera_from_homography(homography, image_shape)
+    cover = castle_cover(camera, n, height)
+    candidates = standing_candidates(probabilities, cover, CASTLE_LABEL)
+    standing = standing_evidence(rectified, leans(camera, n, height), candidates) if candidates else None
+    return cover, lean_castle(probabilities, cover, CASTLE_LABEL, standing)
+
+
+def hidden_neighbours(
+    cover: np.ndarray, castle: tuple[int, int], least: float
+) -> list[tuple[int, int, float]]:
+    """(row, col, share) of the side neighbours of the castle square that the castle hides at least
+    ``least`` of (``cover``: the castle's (N, N) cover)."""
+    n = cover.shape[0]
+    hidden = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = castle[0] + dr, castle[1] + dc
+        if 0 <= r < n and 0 <= c < n and cover[r, c] >= least:
+            hidden.append((r, c, float(cover[r, c])))
+    return hidden
+
+
+#: The part of a square the castle leaves visible is kept at least this share of the square wide.
+MIN_VISIBLE = 0.35
+
+
+def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.ndarray:
+    """The crop of a square hidden by ``share`` on its side towards the castle (``away``: the step from
+    the castle square to it), made whole again by mirroring the part the castle leaves visible."""
+    size = crop.shape[0] if away[0] else crop.shape[1]
+    keep = max(int(round(size * max(1.0 - share, MIN_VISIBLE))), 1)
+    axis = 0 if away[0] else 1
+    far = away[0] + away[1] > 0  # the visible part is the side away from the castle
+    strip = np.take(crop, range(size - keep, size) if far else range(keep), axis=axis)
+    reps = int(np.ceil(size / keep)) + 1
+    pieces = [strip if k % 2 == 0 else np.flip(strip, axis=axis) for k in range(reps)]
+    whole = np.concatenate(pieces, axis=axis)
+    whole = np.take(whole, range(size), axis=axis)
+    return np.ascontiguousarray(whole)
+
+
+def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, share: float, soften: float) -> np.ndarray:
+    """(N, N, labels) with the squares a castle may hide (``hidden`` >= ``share``) read less surely: their
+    probabilities raised to a power under 1 (by ``soften`` at most), the lower the more may be hidden."""
+    power = 1.0 - soften * np.clip(hidden, 0.0, 1.0) * (hidden >= share)
+    softened = np.maximum(probabilities, 1e-12) ** power[..., None]
+    return softened / softened.sum(axis=-1, keepdims=True)
