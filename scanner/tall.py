@@ -7,7 +7,8 @@ the camera's rotation and position, so any point above the table can be projecte
 height h standing on a square shows its top where the ray to that top meets the table: the *lean*,
 in grid units, of that square. A castle leans over the square (or squares) behind it as seen from
 the camera, and the reading must know it: the castle is on its base, and the square it leans over
-is read from what is left of it, or flagged.
+is read from what is left of it, or flagged. Which square is the base, the photo shows too: the castle's
+silhouette is one colour on its base and over the squares behind, unlike their print (standing_evidence).
 """
 
 from __future__ import annotations
