@@ -113,23 +113,18 @@ def covered_shares(lean: np.ndarray, inset: float = CASTLE_INSET) -> np.ndarray:
     """(3, 3) share of each square around a base square (centre = the base) that a box standing on the
     base, its footprint inset by ``inset``, hides from the camera when its top shows ``lean`` (x, y)
     grid units away: the convex hull of the footprint and the footprint moved by the lean."""
-    import cv2
-
-    size = 3 * RASTER
-    lo, hi = 1 + inset, 2 - inset
-    footprint = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
-    moved = footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)
-    hull = cv2.convexHull(np.round(np.r_[footprint, moved] * RASTER * 4).astype(np.int32))
-    mask = np.zeros((size, size), np.uint8)
-    cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
-    return mask.reshape(3, RASTER, 3, RASTER).mean(axis=(1, 3))
+    return silhouette(lean, (1, 1), 3, RASTER, inset).reshape(3, RASTER, 3, RASTER).mean(axis=(1, 3))
 
 
 def castle_cover(camera: Camera, grid_size: int, height: float = CASTLE_HEIGHT) -> np.ndarray:
     """(N, N, N, N): share of square (r2, c2) hidden by a castle standing on square (r, c)."""
-    n = grid_size
+    return _cover(leans(camera, grid_size, height))
+
+
+def _cover(lean: np.ndarray) -> np.ndarray:
+    """``castle_cover`` from the squares' ``leans``."""
+    n = lean.shape[0]
     cover = np.zeros((n, n, n, n))
-    lean = leans(camera, n, height)
     for row in range(n):
         for col in range(n):
             shares = covered_shares(lean[row, col])
@@ -333,11 +328,10 @@ def castle_leaning(
     """The castle's cover of every square (``castle_cover``) and ``lean_castle`` of the frame's weighed
     ``probabilities``, told where the photo shows the castle standing by its silhouette (``standing_evidence``
     on the ``rectified`` frame) when a square is read as a castle a neighbour could lean over."""
-    n = probabilities.shape[0]
-    camera = camera_from_homography(homography, image_shape)
-    cover = castle_cover(camera, n, height)
+    lean = leans(camera_from_homography(homography, image_shape), probabilities.shape[0], height)
+    cover = _cover(lean)
     candidates = standing_candidates(probabilities, cover, CASTLE_LABEL)
-    standing = standing_evidence(rectified, leans(camera, n, height), candidates) if candidates else None
+    standing = standing_evidence(rectified, lean, candidates) if candidates else None
     return cover, lean_castle(probabilities, cover, CASTLE_LABEL, standing)
 
 

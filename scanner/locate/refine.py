@@ -520,8 +520,9 @@ def _seam_drift(rect: np.ndarray, spreads: tuple[float, float], n: int, cell: in
     moved = np.round(shifts[None, :, None] + stretches[:, None, None] * middle * cell).astype(int)
     beside = np.abs(moved).max(axis=2) > cell // 2  # no line is moved onto the next seam
     picked = (np.arange(len(lines)), np.clip(moved + cell // 2, 0, len(shifts) - 1))
-    along = np.zeros(int(_cell_spans(n, cell)[1].max()))  # the middle of each cell along a line, weighed
-    for start, end in zip(*_cell_spans(n, cell), strict=True):
+    starts, ends = _cell_spans(n, cell)
+    along = np.zeros(int(ends.max()))  # the middle of each cell along a line, weighed
+    for start, end in zip(starts, ends, strict=True):
         along[start:end] = 1 / ((end - start) * n)
     drifts = []
     for gradient, spread in zip(_family_gradients(rect), spreads, strict=True):
