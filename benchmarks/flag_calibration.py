@@ -225,15 +225,11 @@ def collect(args) -> int:
     records: list[dict] = []
     from benchmarks.bench_model import HARD, bench_scanner, outside_held_out
 
-    if args.model == "shipped":
-        from scanner.recognizer import KingdomScanner
-
-        scanner, text = KingdomScanner(), "shipped model"
-    else:
-        scanner, text = bench_scanner(HARD if args.source == "hard" else outside_held_out())
-        if scanner is None:
-            print(text, file=sys.stderr)
-            return 2
+    held = HARD if args.source == "hard" else outside_held_out()
+    scanner, text = bench_scanner(held, shipped=args.model == "shipped")
+    if scanner is None:
+        print(text, file=sys.stderr)
+        return 2
     print(f"reading with the {text}", flush=True)
     (_hard if args.source == "hard" else _outside)(args, scanner, records)
     if not records:

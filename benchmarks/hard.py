@@ -204,14 +204,9 @@ def _load_scanner(model: str, model_file: Path | None = None):
         if not model_file.is_file():
             return None, f"no model file at {model_file}"
         return KingdomScanner(classifier=SquareClassifier.load(model_file)), f"model file {model_file.name}"
-    if model == "shipped":
-        return (
-            KingdomScanner(),
-            "shipped model (trained on the held-out kingdoms too: squares read optimistic)",
-        )
     from benchmarks.bench_model import bench_scanner
 
-    return bench_scanner()
+    return bench_scanner(shipped=model == "shipped")
 
 
 HEADER = (

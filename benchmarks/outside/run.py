@@ -226,16 +226,11 @@ def main():
                 done.add(row["seed"])
     elif out.exists():
         out.unlink()
-    if model == "held-out":
-        from benchmarks.bench_model import bench_scanner, outside_held_out
+    from benchmarks.bench_model import bench_scanner, outside_held_out
 
-        scanner, text = bench_scanner(outside_held_out())
-        if scanner is None:
-            ap.exit(2, text + "\n")
-    else:
-        from scanner.recognizer import KingdomScanner
-
-        scanner, text = KingdomScanner(), "shipped model"
+    scanner, text = bench_scanner(outside_held_out(), shipped=model == "shipped")
+    if scanner is None:
+        ap.exit(2, text + "\n")
     print(f"reading with the {text}", flush=True)
     with out.open("a") as fh:
         for seed in range(first, first + args.count):
