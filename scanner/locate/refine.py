@@ -383,7 +383,9 @@ def fit_frame(
     whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
     wide ridges"); when the spread is beyond what unblurred artwork measures of its own (``SMEAR_SPREAD``),
     it stands out against the gradient beyond its flanks, not against them (docs/experiments.md, "A
-    smeared seam's contrast beyond its flanks"). ``table``: the frame's cells that show
+    smeared seam's contrast beyond its flanks"); in the last fits (``cell_px`` None) every matched family
+    does (a diagonal smear spreads each family less: "Every smeared ridge beyond its flanks, in the last
+    fit"). ``table``: the frame's cells that show
     the table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
     (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
