@@ -383,17 +383,22 @@ def fit_frame(
     whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
     wide ridges"); when the spread is beyond what unblurred artwork measures of its own (``SMEAR_SPREAD``),
     it stands out against the gradient beyond its flanks, not against them (docs/experiments.md, "A
-    smeared seam's contrast beyond its flanks"). ``table``: the frame's cells that show
+    smeared seam's contrast beyond its flanks"); in the last fits (``cell_px`` None) every matched family
+    does (a diagonal smear spreads each family less: "Every smeared ridge beyond its flanks, in the last
+    fit"). ``table``: the frame's cells that show
     the table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
     (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
     cell = settings.fine_cell_px if cell_px is None else cell_px
+    # the last fits, on the photo at the returned frame's resolution: every matched ridge against the gradient
+    # beyond its flanks (docs/experiments.md, "Every smeared ridge beyond its flanks, in the last fit")
+    flanks = SMEAR_SPREAD * cell if cell_px is not None else MATCHED_SPREAD_PX
     rect = _rectified(gray, grid_to_work, n, cell)
     first = rect, axis_sharpness(rect, n, cell)  # the first pass's view; the support's too at its resolution
     spreads = blur_spread(rect, n, cell)  # the photo's smear: the same for every pass of the fit
     fitted = grid_to_work
     for index in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, cell, table, spreads, first if index == 0 else None)
+        fitted = _fit_pass(gray, fitted, n, cell, table, spreads, first if index == 0 else None, flanks)
     before = seam_support(gray, grid_to_work, n, rectified=first if cell == REFINE_CELL_PX else None)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted
@@ -408,6 +413,7 @@ def _fit_pass(
     table: np.ndarray,
     spreads: tuple[float, float],
     rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
+    flanks: float | None = None,
 ) -> np.ndarray:
     if rectified is None:
         rect = _rectified(gray, grid_to_work, n, cell)
@@ -424,7 +430,7 @@ def _fit_pass(
     ):
         if sharp < SMEARED and spread < MATCHED_SPREAD_PX:
             continue  # the blur smeared these seams away, and by no measured spread: nothing to place them
-        grad, beyond = _matched(grad, spread, cell, reach)
+        grad, beyond = _matched(grad, spread, cell, reach, flanks)
         along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
         votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))
@@ -432,15 +438,19 @@ def _fit_pass(
     return grid_to_work if solved is None else grid_to_work @ np.linalg.inv(solved)
 
 
-def _matched(grad: np.ndarray, spread: float, cell: int, reach: int) -> tuple[np.ndarray, int]:
+def _matched(
+    grad: np.ndarray, spread: float, cell: int, reach: int, flanks: float | None = None
+) -> tuple[np.ndarray, int]:
     """A family's gradient (rows' lines along y) as the fit reads it, and how far past ``reach`` its
     profile's median looks: smoothed across the lines by the blur's ``spread`` (a smeared seam is a ridge
-    as wide as the smear), and for a real smear (``SMEAR_SPREAD``) measured against the gradient beyond the
-    ridge's flanks (``RIDGE_FLANKS``); as it is for a spread under ``MATCHED_SPREAD_PX``."""
+    as wide as the smear), and for a real smear (``SMEAR_SPREAD``, or ``flanks`` rectified px when given)
+    measured against the gradient beyond the ridge's flanks (``RIDGE_FLANKS``); as it is for a spread under
+    ``MATCHED_SPREAD_PX``."""
+    flanks = SMEAR_SPREAD * cell if flanks is None else flanks
     beyond = 0
     if spread >= MATCHED_SPREAD_PX:  # a smeared seam is a ridge as wide as the smear: the matched profile
         grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
-    if spread >= SMEAR_SPREAD * cell:  # a real smear's ridge stands out of the gradient beyond its flanks
+    if spread >= max(flanks, MATCHED_SPREAD_PX):  # a real smear's ridge stands out beyond its flanks
         beyond = int(min(cell // 2 - reach, round(RIDGE_FLANKS * spread)))
     return grad, beyond
 

@@ -8,7 +8,7 @@ import numpy as np
 from scanner.geometry import frame_corners, frame_homography, moved_frame
 from scanner.locate import Verdict, fit_frame
 from scanner.locate.placement import table_cells, tile_cells
-from scanner.locate.refine import blur_spread, ridge_support, seam_drift, seam_support
+from scanner.locate.refine import SMEAR_SPREAD, blur_spread, ridge_support, seam_drift, seam_support
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
@@ -142,16 +142,17 @@ def _shaken(gray: np.ndarray, length: int, angle: float) -> np.ndarray:
     return cv2.filter2D(gray, -1, kernel / kernel.sum())
 
 
+def _true_squares(gray: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """The 5×5 true frame's squares rectified at 96 px a square, half a square around them."""
+    to_rect = np.array([[96, 0, 48], [0, 96, 48], [0, 0, 1.0]]) @ np.linalg.inv(truth)
+    return cv2.warpPerspective(gray, to_rect, (576, 576), flags=cv2.INTER_LINEAR).astype(np.float32)
+
+
 def test_seams_smeared_by_a_shake_are_fitted_as_ridges_as_wide_as_the_smear() -> None:
     n = 5
     gray, truth = _photo(_kingdom(n, jitter=0), n)
     shaken = _shaken(gray, 13, 1.3)  # mostly up and down: the rows' seams smeared into wide ridges
-    rect = cv2.warpPerspective(
-        shaken,
-        np.array([[96, 0, 48], [0, 96, 48], [0, 0, 1.0]]) @ np.linalg.inv(truth),
-        (576, 576),
-        flags=cv2.INTER_LINEAR,
-    ).astype(np.float32)
+    rect = _true_squares(shaken, truth)
     across_rows, across_columns = blur_spread(rect, n, 96)
     assert across_rows > 3 * max(across_columns, 1.0)
     rough = _off(truth, n, [[0.05, -0.1], [0, 0.15], [0.1, 0.25], [-0.1, 0.1]])
@@ -170,6 +171,21 @@ def test_a_smeared_family_votes_against_the_gradient_beyond_its_ridge_not_on_its
         rough = _off(truth, n, rows_off)
         assert _error(rough, truth, n) > 0.2
         assert _error(fit_frame(shaken, rough, n), truth, n) < 0.1
+
+
+def test_the_last_fit_reads_a_diagonal_smear_s_ridges_beyond_their_flanks() -> None:
+    # a shake along a diagonal of the lattice spreads each family by less than a real smear's spread, yet its
+    # seams are ridges whose flanks fill the span a seam is looked for in; the last fit (at the photo's fine
+    # resolution) reads them against the gradient beyond the flanks, the search's fit as before (docs/
+    # experiments.md, "Every smeared ridge beyond its flanks, in the last fit")
+    n = 5
+    gray, truth = _photo(_kingdom(n, jitter=3), n)
+    shaken = _shaken(gray, 13, 0.8)
+    rect = _true_squares(shaken, truth)
+    assert max(blur_spread(rect, n, 96)) < SMEAR_SPREAD * 96
+    rough = _off(truth, n, [[0, 0.15]] * 4)
+    assert _error(fit_frame(shaken, rough, n, cell_px=96), truth, n) > 0.2  # the search's reading
+    assert _error(fit_frame(shaken, rough, n), truth, n) < 0.15
 
 
 def test_a_frame_off_a_smeared_family_s_ridges_is_unsure_however_sure_its_other_family() -> None:
