@@ -54,6 +54,8 @@ class Found:
     verdict: Verdict
     sure: bool = True
     cropped: bool = False  # the view's own outline is the frame (a cropped board)
+    # the frame's cells on the view's colour (``placement.describe_cells``), when confirm described them
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 @dataclass
@@ -248,6 +250,7 @@ def confirm(view: View, found: Found) -> Found:
     homography = refine(view.gray, found.homography, found.size, settings.refine_cell_px)
     support = seam_support(view.gray, homography, found.size)
     verdict = Verdict(**{**found.verdict.__dict__, "seam_support": support})
+    cells = None  # the refitted frame's cells, handed on: the last look and the growth read the same frame
     if support < needed_support(settings.min_seam_support, verdict.placement, settings):
         verdict.refusal = NoGridFound()
     else:
@@ -267,7 +270,7 @@ def confirm(view: View, found: Found) -> Found:
             sizes = (found.size,)
             verdict.placement = place(view.colour, homography, found.size, sizes, settings, cells)
     view._add("locate.fine_refine", start)
-    return Found(homography, found.size, found.others, verdict, found.sure)
+    return Found(homography, found.size, found.others, verdict, found.sure, described=cells)
 
 
 def whole(view: View, unlike: bool = False) -> Found:

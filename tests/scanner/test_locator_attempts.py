@@ -327,6 +327,19 @@ def test_the_same_pixels_are_searched_for_segments_and_lattices_once() -> None:
     assert view.segments(np.ascontiguousarray(gray[:, ::-1])) is not segs
 
 
+def test_a_confirmed_fast_frame_carries_the_cells_confirm_described_on_the_view() -> None:
+    # the last look at the chosen frame and its growth read them instead of describing the frame again
+    from scanner.locate.placement import describe_cells
+    from scanner.locate.search import View, confirm, fast
+
+    scene = generate_scene(3, size=SIZE)
+    view = View(scene.image, "auto", False, DEFAULT_SETTINGS)
+    found = confirm(view, fast(view))
+    assert found.verdict.accepted and found.described is not None
+    anew = describe_cells(view.colour, found.homography, found.size, DEFAULT_SETTINGS)
+    assert all(np.array_equal(a, b) for a, b in zip(found.described, anew, strict=True))
+
+
 def test_the_search_runs_numpy_s_blas_on_its_own_thread_and_restores_it() -> None:
     from threadpoolctl import threadpool_info
 
