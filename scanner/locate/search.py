@@ -397,7 +397,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
                 return results
             tried: list[tuple[Found, float]] = []
             for quad in outlines:
-                tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray))
+                tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray, not surfaces))
                 best, at = judged_best(tried, settings)
                 # on a surface, whose lines beside the kingdom let a rough outline's frame pass too, both
                 # shapes are judged
@@ -427,30 +427,25 @@ def _in_outline(
     scale: float,
     work: np.ndarray,
     gray: np.ndarray,
+    sure_ends: bool = False,
 ) -> list[tuple[Found, float]]:
     """The lattice of every grid size fitted in a blob's outline (small copy pixels) and judged, on the
-    coarse copy, or on the view itself when its squares would be too small there; with the scale judged at."""
+    coarse copy, or on the view itself when its squares would be too small there; with the scale judged at.
+    ``sure_ends``: a sure frame ends the outline's search as it ends the blob's (the other sizes' lattices
+    are not judged: docs/experiments.md, "A sure frame ends an outline's search")."""
     settings = view.settings
     corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
     small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
     image, grey, at = (view.colour, view.gray, 1.0) if small_squares else (work, gray, scale)
-    return [
-        (
-            judged(
-                image,
-                grey,
-                np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
-                size,
-                NO_OTHERS,
-                view,
-                at,
-                settings.min_seam_support,
-            ),
-            at,
-        )
-        for size in sizes
-    ]
+    tried = []
+    for size in sizes:
+        lattice = np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size)
+        found = judged(image, grey, lattice, size, NO_OTHERS, view, at, settings.min_seam_support)
+        tried.append((found, at))
+        if sure_ends and found.verdict.accepted and not found.verdict.unsure(settings):
+            break
+    return tried
 
 
 def _in_blob(
