@@ -40,6 +40,7 @@ from scanner.locate import (
 from scanner.overlay import draw_lattice, draw_readings
 from scanner.rectify import cut_squares, rectify
 from scanner.table import (
+    cell_lab,
     combined_evidence,
     evidence_for_empty,
     pattern_evidence,
@@ -460,26 +461,26 @@ class KingdomScanner:
         rectified = rectify(image, homography, n)
         lightness = _lightness(rectified)
         seen = brightened(image, homography, n, lightness)  # the photo as the table and classifier see it
-        distances = self._table_distances(seen, homography, n)  # for the slide and the reading
-        slide = slide_for(distances, n) if not by_hand else (0, 0)
+        table = self._table_cells(seen, homography, n)  # for the slide and the reading
+        slide = slide_for(table[0], n) if not by_hand else (0, 0)
         gray = located.gray  # the locator's grey copy of this photo: a moved frame is refitted on it
         if slide != (0, 0):
             gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
             homography = self._moved(gray, homography, n, slide)
             notes.append(SLID_FRAME_NOTE)
-            distances = self._table_distances(seen, homography, n)
+            table = self._table_cells(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         detail = detail_source(image, homography, n, full, lightness, self.reading.full_resolution_below)
         timings["decode_full"] = time.perf_counter() - t0  # the photo decoded again for a small kingdom
         # the kingdom rectified for its lightness is the one read, unless brightened, slid or cut finer
         same = seen is image and slide == (0, 0) and detail is None
-        read = self._read(seen, homography, n, timings, distances, detail, rectified if same else None)
+        read = self._read(seen, homography, n, timings, table, detail, rectified if same else None)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
             moved = self._moved(gray, homography, n, shift)
-            again = self._read(seen, moved, n, {}, self._table_distances(seen, moved, n), detail)
+            again = self._read(seen, moved, n, {}, self._table_cells(seen, moved, n), detail)
             castle = _castle(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(read[0]):  # no tile lost
@@ -521,9 +522,13 @@ class KingdomScanner:
         elif located.unsure:
             frame.notes.append(FRAME_UNSURE_NOTE)
 
-    def _table_distances(self, image: np.ndarray, homography: np.ndarray, n: int) -> np.ndarray | None:
-        """The frame's table comparison (scanner.table), None when switched off or no table is seen."""
-        return table_distances(image, homography, n) if self.compare_table else None
+    def _table_cells(self, image: np.ndarray, homography: np.ndarray, n: int) -> tuple:
+        """The frame's cells in CIE Lab (``table.cell_lab``, made once for both comparisons with the table)
+        and its ``table_distances`` (None when no table is seen); (None, None) when switched off."""
+        if not self.compare_table:
+            return None, None
+        lab = cell_lab(image, homography, n)
+        return table_distances(image, homography, n, lab), lab
 
     def _read(
         self,
@@ -531,11 +536,11 @@ class KingdomScanner:
         homography: np.ndarray,
         n: int,
         timings: dict[str, float],
-        distances: np.ndarray | None,
+        table: tuple,
         detail: tuple[np.ndarray, np.ndarray] | None = None,
         rectified: np.ndarray | None = None,
     ) -> tuple:
-        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_distances``, account for the castle
+        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_cells``, account for the castle
         leaning over its neighbours and decode the N×N frame: (kingdom, readings, flagged, rectified,
         probs, details). ``detail``: (image, map from ``image``'s pixels) to cut the squares from instead;
         ``rectified``: the frame rectified from ``image`` already."""
@@ -557,8 +562,9 @@ class KingdomScanner:
 
         t0 = time.perf_counter()
         settings = self.reading
+        distances, lab = table
         evidence = evidence_for_empty(distances if self.compare_table else None, n)
-        likeness = pattern_likeness(image, homography, n) if self.compare_table else None
+        likeness = pattern_likeness(image, homography, n, lab) if self.compare_table else None
         if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
         probabilities = weigh_empty(raw, evidence)

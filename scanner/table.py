@@ -49,9 +49,10 @@ SURELY_NOT_TABLE = 30.0
 AGAINST_TABLE = 4.0
 
 
-def _cell_lab(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+def cell_lab(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
     """(N+2, px, N+2, px, 3) CIE Lab of the trimmed centre of every cell of the frame and its ring (row,
-    y, column, x), from a small warp of the photo."""
+    y, column, x), from a small warp of the photo: what both comparisons with the table read, made once
+    per frame by a caller that runs both (``table_distances`` and ``pattern_likeness`` take it)."""
     ring_frame = moved_frame(grid_to_image, -1, -1)
     cells = grid_size + 2
     to_warp = np.diag([CELL_PX, CELL_PX, 1.0]) @ np.linalg.inv(ring_frame)
@@ -61,11 +62,10 @@ def _cell_lab(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> n
     return lab.reshape(cells, CELL_PX, cells, CELL_PX, 3)[:, margin:-margin, :, margin:-margin]
 
 
-def _lab_stats(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+def _lab_stats(blocks: np.ndarray) -> np.ndarray:
     """(N+2, N+2, 4) mean CIE Lab (L 0-100) and the spread of L of the centre of every cell of the frame
-    and its ring. The spread tells a printed square from a plain table when a dark photo brings their
-    mean colours close."""
-    blocks = _cell_lab(image, grid_to_image, grid_size)
+    and its ring (``cell_lab``'s blocks). The spread tells a printed square from a plain table when a dark
+    photo brings their mean colours close."""
     spread = blocks[..., 0].std(axis=(1, 3))
     return np.concatenate([blocks.mean(axis=(1, 3)), spread[..., None]], axis=-1)
 
@@ -84,14 +84,16 @@ def _ring_cells_in_photo(image_shape: tuple[int, ...], grid_to_image: np.ndarray
     return inside
 
 
-def table_distances(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray | None:
+def table_distances(
+    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, lab: np.ndarray | None = None
+) -> np.ndarray | None:
     """(N+2, N+2) distance of every cell of the frame and its ring from the table (NaN for a ring cell not
     wholly in the photo); None when no table is seen (too few ring cells in the photo, or they do not
-    agree on one colour)."""
+    agree on one colour). ``lab``: the frame's ``cell_lab``, when already made."""
     ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
     if len(ring) < MIN_TABLE_CELLS:
         return None
-    stats = _lab_stats(image, grid_to_image, grid_size)
+    stats = _lab_stats(cell_lab(image, grid_to_image, grid_size) if lab is None else lab)
     rows, cols = np.array(ring).T
     ring_stats = stats[rows, cols]
     colours = ring_stats[:, :3]
@@ -188,11 +190,11 @@ UNLIKE_PATTERN = 0.3
 BOTH_BONUS = 4.0
 
 
-def _colour_histograms(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray:
+def _colour_histograms(lab: np.ndarray) -> np.ndarray:
     """(N+2, N+2, bins) widened colour histogram of the trimmed centre of every cell of the frame and
-    its ring, each summing to 1."""
-    cells = grid_size + 2
-    blocks = _cell_lab(image, grid_to_image, grid_size).transpose(0, 2, 1, 3, 4)
+    its ring (``cell_lab``'s blocks), each summing to 1."""
+    cells = lab.shape[0]
+    blocks = lab.transpose(0, 2, 1, 3, 4)
     l_levels = int(np.ceil(100 / COLOUR_BIN)) + 1
     ab_levels = int(np.ceil(2 * A_B_RANGE / COLOUR_BIN)) + 1
     l_bin = np.clip(blocks[..., 0] / COLOUR_BIN, 0, l_levels - 1).astype(np.int32)
@@ -207,14 +209,16 @@ def _colour_histograms(image: np.ndarray, grid_to_image: np.ndarray, grid_size: 
     return widened / widened.sum(axis=-1, keepdims=True)
 
 
-def pattern_likeness(image: np.ndarray, grid_to_image: np.ndarray, grid_size: int) -> np.ndarray | None:
+def pattern_likeness(
+    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, lab: np.ndarray | None = None
+) -> np.ndarray | None:
     """(N, N) overlap of each square's colour histogram with the table's (the pooled ring, or the ring
     cell it matches best): the same colours in the same proportions, a patterned cloth included.
-    None when too few ring cells lie in the photo."""
+    None when too few ring cells lie in the photo. ``lab``: the frame's ``cell_lab``, when already made."""
     ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
     if len(ring) < MIN_TABLE_CELLS:
         return None
-    histograms = _colour_histograms(image, grid_to_image, grid_size)
+    histograms = _colour_histograms(cell_lab(image, grid_to_image, grid_size) if lab is None else lab)
     rows, cols = np.array(ring).T
     ring_histograms = histograms[rows, cols]
     overlap = np.minimum(ring_histograms, ring_histograms.mean(axis=0)).sum(axis=-1)

@@ -102,6 +102,8 @@ class Candidate:
     to_here: np.ndarray  # origin view pixels -> search view pixels
     pending: bool = False  # an unsure fast frame, not yet confirmed on the view
     deblurred: bool = False
+    # its cells on the search view's colour as confirm described them (None: not described there)
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 class Search:
@@ -206,6 +208,7 @@ class Search:
         """Add a generator's frame: accepted ones join the candidates, refused ones give their reason."""
         if found is None:
             return False
+        described = found.described if to_here is None and view is None else None  # on this view, as is
         view = self.view if view is None else view
         to_here = np.eye(3) if to_here is None else to_here
         homography = to_here @ found.homography
@@ -218,6 +221,7 @@ class Search:
             view,
             to_here,
             deblurred=self.deblurred,
+            described=described,
         )
         if found.size and found.verdict.accepted:
             small = square_px(frame_corners(homography, found.size), found.size) / self.view.photo_scale
@@ -240,6 +244,7 @@ class Search:
         )
         candidate.pending = False
         candidate.homography, candidate.verdict = found.homography, found.verdict
+        candidate.described = found.described
         if not found.verdict.accepted:
             self.candidates.remove(candidate)
             self.refusals.append(found.verdict.refusal)
@@ -519,9 +524,11 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     view, settings = search.view, search.settings
     size, homography, verdict = chosen.size, chosen.homography, chosen.verdict
     doubtful_growth = False  # a 7×7 grown from the chosen 5×5 over a ring without seams
+    # the chosen frame's cells as confirm described them on this view: read again while the frame is that one
+    described = chosen.described if chosen.origin is view else None
     if not view.grayscale:  # the last look at where on its lattice the kingdom lies, on the photo itself
         placed, placed_size, placement = placed_frame(
-            view.colour, view.gray, homography, size, view.grid, settings
+            view.colour, view.gray, homography, size, view.grid, settings, described
         )
         # a window of the same size that the photo's placement barely prefers does not overrule a frame the
         # search judged sure (a board or a cloth's stripes beside the kingdom pass for tiles there; docs/
@@ -537,7 +544,10 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         origin, to_here = (chosen.origin, chosen.to_here) if chosen.origin.whole_photo else (view, np.eye(3))
         on_origin = np.linalg.inv(to_here) @ homography
         table = None if origin.grayscale else origin.table_colours()
-        grown = grow_to_seven(origin.colour, origin.gray, on_origin, origin.grayscale, settings, table)
+        described = described if homography is chosen.homography else None
+        grown = grow_to_seven(
+            origin.colour, origin.gray, on_origin, origin.grayscale, settings, table, described
+        )
         if grown is not None:
             homography, size, doubtful_growth = to_here @ grown.homography, 7, grown.unsure
         view.timings["locate.grow"] = time.perf_counter() - start

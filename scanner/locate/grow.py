@@ -41,11 +41,13 @@ def grow_to_seven(
     grayscale: bool,
     settings: LocatorSettings,
     table: np.ndarray | None = None,
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> Grown | None:
     """The 7×7 kingdom a 5×5 frame lies in, or None if it is a 5×5 kingdom. ``table``: the table's
-    colours, as the judge takes them (None: no table in view, seams alone tell)."""
+    colours, as the judge takes them (None: no table in view, seams alone tell); ``described``: the 5×5
+    frame's ``placement.describe_cells`` on ``work``, when already made."""
     if table is not None and not grayscale:
-        grown = _grown_by_placement(work, gray, grid_to_work, settings, table)
+        grown = _grown_by_placement(work, gray, grid_to_work, settings, table, described)
         if grown is not None:
             return grown
     grown = _grown_by_seams(work, gray, grid_to_work, grayscale, settings, table)
@@ -72,12 +74,17 @@ def _ring_of_tiles(sides: np.ndarray, settings: LocatorSettings) -> bool:
 
 
 def _grown_by_placement(
-    work: np.ndarray, gray: np.ndarray, grid_to_work: np.ndarray, settings: LocatorSettings, table: np.ndarray
+    work: np.ndarray,
+    gray: np.ndarray,
+    grid_to_work: np.ndarray,
+    settings: LocatorSettings,
+    table: np.ndarray,
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
 ) -> Grown | None:
     """The 7×7 window around the 5×5 that its lattice's placement prefers, refitted and judged; None when
     the placement keeps a 5×5 or the 7×7 fails the judge. Unsure when its ring is no ring of tiles by the
     seams' own measure (docs/experiments.md, "A grown ring without seams is a doubt")."""
-    placement = place(work, grid_to_work, 5, GRID_SIZES, settings)
+    placement = place(work, grid_to_work, 5, GRID_SIZES, settings, described)
     if placement is None or placement.size != 7:
         return None
     grown = moved_frame(grid_to_work, placement.rows, placement.cols)

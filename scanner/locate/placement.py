@@ -257,13 +257,15 @@ def placed_frame(
     n: int,
     grid: int | str,
     settings: LocatorSettings,
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, int, Placement | None]:
     """The frame moved and sized onto the best window of its lattice (see ``place``) and refitted to the
     seams there: (grid -> work homography, N, the placement; None when it could not be judged). A refit
-    that slides a whole square (onto a mat's lines beside the kingdom) is placed once more, unrefined."""
+    that slides a whole square (onto a mat's lines beside the kingdom) is placed once more, unrefined.
+    ``described``: the frame's ``describe_cells`` on ``work``, when already made."""
     # a frame shrinks or moves here; growing a 5×5 to 7×7 also needs the ring's seams (scanner.locate.grow)
     sizes = tuple(size for size in GRID_SIZES if size <= n) if grid == "auto" else (int(grid),)
-    placement = place(work, grid_to_work, n, sizes, settings)
+    placement = place(work, grid_to_work, n, sizes, settings, described)
     if placement is None or (not placement.moved and placement.size == n):
         return grid_to_work, n, placement
     moved = moved_frame(grid_to_work, placement.rows, placement.cols)

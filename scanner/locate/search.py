@@ -54,6 +54,8 @@ class Found:
     verdict: Verdict
     sure: bool = True
     cropped: bool = False  # the view's own outline is the frame (a cropped board)
+    # the frame's cells on the view's colour (``placement.describe_cells``), when confirm described them
+    described: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 @dataclass
@@ -248,6 +250,7 @@ def confirm(view: View, found: Found) -> Found:
     homography = refine(view.gray, found.homography, found.size, settings.refine_cell_px)
     support = seam_support(view.gray, homography, found.size)
     verdict = Verdict(**{**found.verdict.__dict__, "seam_support": support})
+    cells = None  # the refitted frame's cells, handed on: the last look and the growth read the same frame
     if support < needed_support(settings.min_seam_support, verdict.placement, settings):
         verdict.refusal = NoGridFound()
     else:
@@ -267,7 +270,7 @@ def confirm(view: View, found: Found) -> Found:
             sizes = (found.size,)
             verdict.placement = place(view.colour, homography, found.size, sizes, settings, cells)
     view._add("locate.fine_refine", start)
-    return Found(homography, found.size, found.others, verdict, found.sure)
+    return Found(homography, found.size, found.others, verdict, found.sure, described=cells)
 
 
 def whole(view: View, unlike: bool = False) -> Found:
@@ -394,7 +397,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
                 return results
             tried: list[tuple[Found, float]] = []
             for quad in outlines:
-                tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray))
+                tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray, not surfaces))
                 best, at = judged_best(tried, settings)
                 # on a surface, whose lines beside the kingdom let a rough outline's frame pass too, both
                 # shapes are judged
@@ -424,30 +427,25 @@ def _in_outline(
     scale: float,
     work: np.ndarray,
     gray: np.ndarray,
+    sure_ends: bool = False,
 ) -> list[tuple[Found, float]]:
     """The lattice of every grid size fitted in a blob's outline (small copy pixels) and judged, on the
-    coarse copy, or on the view itself when its squares would be too small there; with the scale judged at."""
+    coarse copy, or on the view itself when its squares would be too small there; with the scale judged at.
+    ``sure_ends``: a sure frame ends the outline's search as it ends the blob's (the other sizes' lattices
+    are not judged: docs/experiments.md, "A sure frame ends an outline's search")."""
     settings = view.settings
     corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
     small_squares = sides * scale / max(sizes) < settings.coarse_min_square_px
     image, grey, at = (view.colour, view.gray, 1.0) if small_squares else (work, gray, scale)
-    return [
-        (
-            judged(
-                image,
-                grey,
-                np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size),
-                size,
-                NO_OTHERS,
-                view,
-                at,
-                settings.min_seam_support,
-            ),
-            at,
-        )
-        for size in sizes
-    ]
+    tried = []
+    for size in sizes:
+        lattice = np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size)
+        found = judged(image, grey, lattice, size, NO_OTHERS, view, at, settings.min_seam_support)
+        tried.append((found, at))
+        if sure_ends and found.verdict.accepted and not found.verdict.unsure(settings):
+            break
+    return tried
 
 
 def _in_blob(

@@ -335,6 +335,34 @@ def test_the_same_pixels_are_searched_for_segments_and_lattices_once() -> None:
     assert view.segments(np.ascontiguousarray(gray[:, ::-1])) is not segs
 
 
+def test_a_confirmed_fast_frame_carries_the_cells_confirm_described_on_the_view() -> None:
+    # the last look at the chosen frame and its growth read them instead of describing the frame again
+    from scanner.locate.placement import describe_cells
+    from scanner.locate.search import View, confirm, fast
+
+    scene = generate_scene(3, size=SIZE)
+    view = View(scene.image, "auto", False, DEFAULT_SETTINGS)
+    found = confirm(view, fast(view))
+    assert found.verdict.accepted and found.described is not None
+    anew = describe_cells(view.colour, found.homography, found.size, DEFAULT_SETTINGS)
+    assert all(np.array_equal(a, b) for a, b in zip(found.described, anew, strict=True))
+
+
+def test_a_sure_frame_in_a_blob_s_outline_ends_its_search_before_the_other_grid_size(monkeypatch) -> None:
+    # hard dev 100001: the 5×5 lattice in the first outline is a sure frame; the 7×7 one is not judged
+    from scanner.locate import search
+    from scanner.locate.search import View, regions
+
+    scene = generate_hard_scene(100001)
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    view = View(load_photo(data, max_side=DECODE_MAX_SIDE).image, "auto", False, DEFAULT_SETTINGS)
+    sizes, judged = [], search.judged
+    monkeypatch.setattr(search, "judged", lambda *args: sizes.append(args[3]) or judged(*args))
+    found = regions(view)
+    assert sizes == [5]
+    assert found[0].verdict.accepted and not found[0].verdict.unsure(DEFAULT_SETTINGS)
+
+
 def test_the_search_runs_numpy_s_blas_on_its_own_thread_and_restores_it() -> None:
     from threadpoolctl import threadpool_info
 

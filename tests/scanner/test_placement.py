@@ -14,7 +14,7 @@ from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven, ring_sides
 from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
-from scanner.locate.placement import Placement, describe_cells, fit_outline, place
+from scanner.locate.placement import Placement, describe_cells, fit_outline, place, placed_frame
 from scanner.locate.refine import seam_support
 from scanner.locate.refusals import NoGridFound
 from scanner.locate.search import Found, judged_best, on_lattice, preference, table_lines
@@ -243,6 +243,27 @@ def test_a_five_by_five_window_of_a_mighty_duel_kingdom_places_as_the_seven_by_s
     assert grown is not None and not grown.unsure  # its ring is tiles, closed by seams
     truth = np.float64([[4, 2], [11, 2], [11, 9], [4, 9]]) * pitch
     assert np.abs(frame_corners(grown.homography, 7) - truth).max() < 0.25 * pitch
+
+
+def test_a_frame_s_cells_described_once_place_and_grow_it_as_described_anew(seven_on_mat) -> None:
+    # confirm hands the cells it described to the last placement and the growth of the same frame
+    photo, pitch = seven_on_mat
+    gray, table, frame = (
+        cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY),
+        border_colours(photo, SETTINGS),
+        _frame(5, 3, 5, pitch),
+    )
+    described = describe_cells(photo, frame, 5, SETTINGS)
+    anew, given = (
+        placed_frame(photo, gray, frame, 5, "auto", SETTINGS),
+        placed_frame(photo, gray, frame, 5, "auto", SETTINGS, described),
+    )
+    assert np.array_equal(anew[0], given[0]) and anew[1:] == given[1:]
+    anew, given = (
+        grow_to_seven(photo, gray, frame, False, SETTINGS, table),
+        grow_to_seven(photo, gray, frame, False, SETTINGS, table, described),
+    )
+    assert np.array_equal(anew.homography, given.homography) and anew.unsure == given.unsure
 
 
 def test_a_five_by_five_kingdom_grown_over_a_wooden_board_is_an_unsure_seven_by_seven() -> None:

@@ -20,6 +20,7 @@ from scanner.table import (
     AGAINST_TABLE,
     BOTH_BONUS,
     TABLE_EVIDENCE,
+    cell_lab,
     combined_evidence,
     evidence_for_empty,
     pattern_evidence,
@@ -293,3 +294,15 @@ def test_evidence_against_empty_needs_both_comparisons_and_adds_them_up() -> Non
     assert combined[1] == 0.0 and combined[2] == 0.0  # one comparison alone says nothing against
     assert -2.0 - BOTH_BONUS / TABLE_EVIDENCE == pytest.approx(combined[3])
     assert combined[0] < combined[3] < -2.0  # more than the stronger comparison alone
+
+
+def test_both_comparisons_read_the_frame_s_lab_cells_made_once_as_their_own() -> None:
+    # the recognizer makes the frame's Lab cells once and hands them to both comparisons with the table
+    for photo in (
+        with_kingdom(table_photo(gradient=40.0), {(1, 3), (4, 4)}),
+        printed_tiles(swirled_cloth(), {(0, 4)}),
+    ):
+        lab = cell_lab(photo, FRAME, 5)
+        alone, given = table_distances(photo, FRAME, 5), table_distances(photo, FRAME, 5, lab)
+        assert (alone is None and given is None) or np.array_equal(alone, given, equal_nan=True)
+        assert np.array_equal(pattern_likeness(photo, FRAME, 5), pattern_likeness(photo, FRAME, 5, lab))
