@@ -90,26 +90,35 @@ class Verdict:
         return float(sum(terms) - 2 * (self.table_checks or 0.0))
 
     def unsure(self, settings: LocatorSettings) -> bool:
-        """Accepted, but the frame may be misplaced: seams barely on the lattice, its outline mostly unseen
-        (where the kingdom meets the table, a frame off by part of a square shows first: without seams
-        there, its place rests on the inner lines and the artwork alone), another window of the lattice
-        nearly as much a kingdom, or tiles just outside the frame; or a family of lines a real smear spreads
-        showing almost no ridge (docs/experiments.md, "A smeared family without ridges"), or one family's
-        seams lying beside its lines (docs/experiments.md, "Seams beside the lines")."""
-        if not self.accepted:
-            return False
-        if self.seam_support < self.min_support + settings.unsure_margin:
-            return True
-        if self.outline_support is not None and self.outline_support < settings.min_outline_support:
-            return True
-        if self.ridge_support is not None and self.ridge_support < settings.min_ridge_support:
-            return True  # the smeared family's lines lie where the search put them, on no seam of theirs
-        if self.seam_drift is not None and self.seam_drift > settings.max_seam_drift:
-            return True  # one family's seams lie beside its lines: the support is the other family's
+        """Accepted, but the frame may be misplaced: its doubts together (``doubt``) reach one whole doubt."""
+        return self.accepted and self.doubt(settings) > 1.0
+
+    def doubt(self, settings: LocatorSettings) -> float:
+        """The frame's doubts as one figure (docs/experiments.md, "One measure of a frame's doubts"). Each
+        piece of evidence is measured against its threshold in units of its band (how near the threshold the
+        closest correct frames lie): it adds 0 at the band's sure edge, 1 at the threshold and more past it,
+        and a piece well clear of its band vouches for the frame, taking off at most ``doubt_comfort``. So a
+        doubt well past its threshold makes the frame unsure alone, and several near theirs at once do too.
+        The evidence: seams barely on the lattice; its outline mostly unseen (where the kingdom meets the
+        table, a frame off by part of a square shows first); a family of lines a real smear spreads showing
+        almost no ridge ("A smeared family without ridges"); one family's seams beside its lines ("Seams
+        beside the lines"); another window of the lattice nearly as much a kingdom; tiles just outside it."""
+        s = settings
+        # (evidence, threshold, band): more evidence is surer (a drift and tiles outside count negatively)
+        terms = [(self.seam_support, self.min_support + s.unsure_margin, s.seam_doubt_band)]
+        if self.outline_support is not None:
+            terms.append((self.outline_support, s.min_outline_support, s.outline_doubt_band))
+        if self.ridge_support is not None:
+            terms.append((self.ridge_support, s.min_ridge_support, s.ridge_doubt_band))
+        if self.seam_drift is not None:
+            terms.append((-self.seam_drift, -s.max_seam_drift, s.drift_doubt_band))
         placement = self.placement
-        if placement is None:
-            return False
-        return placement.runner_up_close(settings) or self.tiles_beside(settings)
+        if placement is not None:
+            margin = (placement.score - placement.runner_up) / placement.size
+            terms.append((margin, s.unsure_placement_margin, s.rival_doubt_band))
+            terms.append((-placement.artwork_outside, -s.unsure_artwork_outside, s.outside_doubt_band))
+        doubts = [1.0 - (value - threshold) / band for value, threshold, band in terms]
+        return float(sum(max(-s.doubt_comfort, doubt) for doubt in doubts))
 
     def tiles_beside(self, settings: LocatorSettings) -> bool:
         """More tiles just outside the frame than a sure frame has: it may lie on the table's lattice beside

@@ -175,6 +175,15 @@ def test_the_last_fit_keeps_a_blurred_outline_s_frame_on_the_kingdom() -> None:
     assert _outside_dev_five_error(200131) < 0.25
 
 
+@pytest.mark.slow
+def test_a_frame_a_row_off_whose_doubts_are_all_at_their_edges_is_noted_unsure() -> None:
+    # a dev photo of the independent generator (a complete 5×5, blurred): the frame lies a row off the
+    # kingdom, and its outline's seams, the runner-up window and the tiles just outside it each stop at the
+    # edge of their own doubt; together they say the grid may be misplaced (Verdict.doubt)
+    located, error = _outside_dev_five(200216)
+    assert error < 0.25 or located.unsure, error
+
+
 def _outside_dev_located(seed: int):
     """A dev photo of the independent generator decoded as a scan decodes it, the locator's answer on it,
     and the generator's truth."""

@@ -111,8 +111,33 @@ def test_a_frame_with_a_window_nearly_as_good_beside_it_is_unsure() -> None:
     close.placement = Placement(0, 0, 5, 23.0, 0.0, 22.5, 0)
     assert close.unsure(SETTINGS)
     tiles_outside = Verdict(seam_support=0.9, min_support=0.5)
-    tiles_outside.placement = Placement(0, 0, 5, 23.0, 0.0, 10.0, SETTINGS.unsure_artwork_outside + 1)
+    # a few tiles past the threshold are a doubt alone (one past it is, beside another doubt: below)
+    tiles_outside.placement = Placement(0, 0, 5, 23.0, 0.0, 10.0, SETTINGS.unsure_artwork_outside + 4)
     assert tiles_outside.unsure(SETTINGS)
+
+
+def test_doubts_each_at_its_threshold_together_make_a_frame_unsure() -> None:
+    # a frame one row off a complete kingdom (the independent generator's dev photo 200216): its outline, its
+    # runner-up window and the tiles just outside it each pass their own test at its edge; together they are
+    # more than one whole doubt, while a frame clear of every band is vouched for by each piece of evidence
+    s = SETTINGS
+    size = 5
+    runner_up = 23.0 - s.unsure_placement_margin * size
+    edge = Verdict(seam_support=0.9, min_support=0.5, outline_support=s.min_outline_support)
+    edge.placement = Placement(0, 0, size, 23.0, 0.0, runner_up, s.unsure_artwork_outside - 1)
+    assert edge.doubt(s) > 1.0 and edge.unsure(s)
+    clear = Verdict(seam_support=0.9, min_support=0.5, outline_support=0.95, seam_drift=0.0)
+    clear.placement = Placement(0, 0, size, 23.0, 0.0, float("-inf"), 0)
+    assert clear.doubt(s) < 0.0 and not clear.unsure(s)
+    # one doubt at its edge alone is not enough, one well past it is, however clear the others
+    assert not replace(clear, outline_support=s.min_outline_support).unsure(s)
+    assert replace(clear, outline_support=s.min_outline_support - 2 * s.outline_doubt_band).unsure(s)
+    assert replace(clear, seam_drift=s.max_seam_drift + 2 * s.drift_doubt_band).unsure(s)
+    # just past it beside another doubt at its edge
+    near = replace(clear, seam_support=0.5 + s.unsure_margin)
+    assert near.unsure(s) is False
+    assert replace(near, outline_support=s.min_outline_support - 0.01).unsure(s)
+    assert not replace(edge, refusal=NoGridFound()).unsure(s)  # a refused frame is not said unsure
 
 
 def test_a_frame_whose_outline_shows_no_seam_may_be_misplaced(on_mat) -> None:
