@@ -364,7 +364,8 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     lattice (a blob framed on the table's lattice is a mat's cells, not the kingdom's outline). In each of
     a blob's two outlines the lattice of every grid size is fitted (regions.lattice_in_outline), refined
     on the seams and judged, on the coarse copy when its squares are large enough there
-    (``coarse_min_square_px``), else on the view itself. The judge chooses among the blob's frames
+    (``coarse_min_square_px``), else on the view itself; on the photo's own regions a sure frame on the
+    kingdom's lattice ends an outline's sizes. The judge chooses among the blob's frames
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
     no blob of the photo's own regions gives such a frame, or one is framed on the table's lattice (then
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
@@ -431,8 +432,9 @@ def _in_outline(
 ) -> list[tuple[Found, float]]:
     """The lattice of every grid size fitted in a blob's outline (small copy pixels) and judged, on the
     coarse copy, or on the view itself when its squares would be too small there; with the scale judged at.
-    ``sure_ends``: a sure frame ends the outline's search as it ends the blob's (the other sizes' lattices
-    are not judged: docs/experiments.md, "A sure frame ends an outline's search")."""
+    ``sure_ends``: a sure frame on the kingdom's own lattice (not the table's) ends the outline's
+    search (the other sizes' lattices are not judged: docs/experiments.md, "A sure frame ends an
+    outline's search")."""
     settings = view.settings
     corners = quad / factor / scale  # view pixels: the lattice is fitted in it at full resolution
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
@@ -443,7 +445,9 @@ def _in_outline(
         lattice = np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size)
         found = judged(image, grey, lattice, size, NO_OTHERS, view, at, settings.min_seam_support)
         tried.append((found, at))
-        if sure_ends and found.verdict.accepted and not found.verdict.unsure(settings):
+        # only a frame first on the judge's first three preferences (accepted, on the kingdom's own
+        # lattice, sure) ends it: no other size could be preferred to it on those
+        if sure_ends and preference(found.verdict, settings)[:3] == (True, True, True):
             break
     return tried
 
