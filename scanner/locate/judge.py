@@ -114,8 +114,7 @@ class Verdict:
             terms.append((-self.seam_drift, -s.max_seam_drift, s.drift_doubt_band))
         placement = self.placement
         if placement is not None:
-            margin = (placement.score - placement.runner_up) / placement.size
-            terms.append((margin, s.unsure_placement_margin, s.rival_doubt_band))
+            terms.append((placement.margin, s.unsure_placement_margin, s.rival_doubt_band))
             terms.append((-placement.artwork_outside, -s.unsure_artwork_outside, s.outside_doubt_band))
         doubts = [1.0 - (value - threshold) / band for value, threshold, band in terms]
         return float(sum(max(-s.doubt_comfort, doubt) for doubt in doubts))

@@ -55,9 +55,14 @@ class Placement:
     def moved(self) -> bool:
         return (self.rows, self.cols) != (0, 0)
 
+    @property
+    def margin(self) -> float:
+        """How much more the window scores than the runner-up window of the lattice, per side."""
+        return (self.score - self.runner_up) / self.size
+
     def runner_up_close(self, settings: LocatorSettings) -> bool:
         """Whether another window of the lattice scores within ``unsure_placement_margin`` per side."""
-        return (self.score - self.runner_up) / self.size < settings.unsure_placement_margin
+        return self.margin < settings.unsure_placement_margin
 
 
 def describe_cells(

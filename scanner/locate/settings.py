@@ -90,7 +90,7 @@ class LocatorSettings:
     max_table_pattern: float = 0.3  # a frame with this share of table checks is the table's pattern
     max_middle_seams: float = 0.45  # seams through the squares' middles, of those on its lines: not tiles
     unsure_margin: float = 0.1  # seam support this close to its minimum: one whole doubt (Verdict.doubt)
-    min_outline_support: float = 0.5  # ... and so is a returned frame's outline support at this
+    min_outline_support: float = 0.5  # ... so is a returned frame's outline support this low
     min_ridge_support: float = 0.1  # ... a smeared family's sides on a ridge at this (ridge_support)
     max_seam_drift: float = 0.25  # ... a family's seams this far (squares) from its lines (seam_drift)
     # one measure of the frame's doubts (judge.Verdict.doubt): each threshold of doubt above and below has a
@@ -114,13 +114,13 @@ class LocatorSettings:
     artwork_unlike: float = 0.5  # a cell is artwork when more than this share of its pixels is unlike them
     max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
     max_table_share: float = 0.4  # a frame with this share of squares like its ring is the table's pattern
-    unsure_placement_margin: float = 1.0  # another window within this (score per side): one whole doubt
+    unsure_placement_margin: float = 1.0  # a rival window within this (score per side): unsure, or one doubt
     max_artwork_outside: int = 2  # more tiles than this just outside a frame: it is on the table's lattice
     table_lattice_share: float = 0.2  # squares like the ring from this share: maybe the table's lattice too
     max_tiles_around: int = 11  # more tiles than this just outside a 7×7 window: no table around, no kingdom
     min_kingdom_score: float = 0.0  # a frame whose best window scores no more than this is not a kingdom
     min_kingdom_margin: float = 0.0  # ... nor one whose runner-up window scores within this per square of it
-    unsure_artwork_outside: int = 4  # this many tiles just outside the chosen frame: one whole doubt
+    unsure_artwork_outside: int = 4  # more tiles just outside a frame: unsure; this many: one whole doubt
     outline_reach: float = 0.45  # a frame's side moves at most this (of a square) onto the artwork's edge
     outline_step: float = 0.35  # ... when the share of pixels unlike the table steps by this across it
     lattice_angle: float = 3.0  # degrees: segments along a table's lattice, left out to find the kingdom's

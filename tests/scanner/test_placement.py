@@ -135,7 +135,7 @@ def test_doubts_each_at_its_threshold_together_make_a_frame_unsure() -> None:
     assert replace(clear, seam_drift=s.max_seam_drift + 2 * s.drift_doubt_band).unsure(s)
     # just past it beside another doubt at its edge
     near = replace(clear, seam_support=0.5 + s.unsure_margin)
-    assert near.unsure(s) is False
+    assert not near.unsure(s)
     assert replace(near, outline_support=s.min_outline_support - 0.01).unsure(s)
     assert not replace(edge, refusal=NoGridFound()).unsure(s)  # a refused frame is not said unsure
 
