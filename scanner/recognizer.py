@@ -522,7 +522,9 @@ class KingdomScanner:
         elif located.unsure:
             frame.notes.append(FRAME_UNSURE_NOTE)
 
-    def _table_cells(self, image: np.ndarray, homography: np.ndarray, n: int) -> tuple:
+    def _table_cells(
+        self, image: np.ndarray, homography: np.ndarray, n: int
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The frame's cells in CIE Lab (``table.cell_lab``, made once for both comparisons with the table)
         and its ``table_distances`` (None when no table is seen); (None, None) when switched off."""
         if not self.compare_table:
@@ -563,7 +565,7 @@ class KingdomScanner:
         t0 = time.perf_counter()
         settings = self.reading
         distances, lab = table
-        evidence = evidence_for_empty(distances if self.compare_table else None, n)
+        evidence = evidence_for_empty(distances, n)  # None when the table is not compared
         likeness = pattern_likeness(image, homography, n, lab) if self.compare_table else None
         if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))

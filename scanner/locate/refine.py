@@ -392,13 +392,13 @@ def fit_frame(
     cell = settings.fine_cell_px if cell_px is None else cell_px
     # the last fits, on the photo at the returned frame's resolution: every matched ridge against the gradient
     # beyond its flanks (docs/experiments.md, "Every smeared ridge beyond its flanks, in the last fit")
-    flanks = SMEAR_SPREAD * cell if cell_px is not None else MATCHED_SPREAD_PX
+    beyond_from = SMEAR_SPREAD * cell if cell_px is not None else MATCHED_SPREAD_PX
     rect = _rectified(gray, grid_to_work, n, cell)
     first = rect, axis_sharpness(rect, n, cell)  # the first pass's view; the support's too at its resolution
     spreads = blur_spread(rect, n, cell)  # the photo's smear: the same for every pass of the fit
     fitted = grid_to_work
     for index in range(settings.frame_fit_passes):
-        fitted = _fit_pass(gray, fitted, n, cell, table, spreads, first if index == 0 else None, flanks)
+        fitted = _fit_pass(gray, fitted, n, cell, table, spreads, first if index == 0 else None, beyond_from)
     before = seam_support(gray, grid_to_work, n, rectified=first if cell == REFINE_CELL_PX else None)
     if before >= settings.min_seam_support or seam_support(gray, fitted, n) >= before:
         return fitted
@@ -413,7 +413,7 @@ def _fit_pass(
     table: np.ndarray,
     spreads: tuple[float, float],
     rectified: tuple[np.ndarray, tuple[float, float]] | None = None,
-    flanks: float | None = None,
+    beyond_from: float | None = None,
 ) -> np.ndarray:
     if rectified is None:
         rect = _rectified(gray, grid_to_work, n, cell)
@@ -430,7 +430,7 @@ def _fit_pass(
     ):
         if sharp < SMEARED and spread < MATCHED_SPREAD_PX:
             continue  # the blur smeared these seams away, and by no measured spread: nothing to place them
-        grad, beyond = _matched(grad, spread, cell, reach, flanks)
+        grad, beyond = _matched(grad, spread, cell, reach, beyond_from)
         along, across, line, weight = _side_votes(grad, bases, offsets, n, cell, cells, beyond)
         u, v = along / cell - 0.5, across / cell - 0.5  # the vote in the frame's grid units
         votes.append((v, u, line, weight * sharp, True) if column else (u, v, line, weight * sharp, False))
@@ -439,18 +439,18 @@ def _fit_pass(
 
 
 def _matched(
-    grad: np.ndarray, spread: float, cell: int, reach: int, flanks: float | None = None
+    grad: np.ndarray, spread: float, cell: int, reach: int, beyond_from: float | None = None
 ) -> tuple[np.ndarray, int]:
     """A family's gradient (rows' lines along y) as the fit reads it, and how far past ``reach`` its
     profile's median looks: smoothed across the lines by the blur's ``spread`` (a smeared seam is a ridge
-    as wide as the smear), and for a real smear (``SMEAR_SPREAD``, or ``flanks`` rectified px when given)
+    as wide as the smear), and for a real smear (``SMEAR_SPREAD``, or ``beyond_from`` rectified px when given)
     measured against the gradient beyond the ridge's flanks (``RIDGE_FLANKS``); as it is for a spread under
     ``MATCHED_SPREAD_PX``."""
-    flanks = SMEAR_SPREAD * cell if flanks is None else flanks
+    beyond_from = SMEAR_SPREAD * cell if beyond_from is None else beyond_from
     beyond = 0
     if spread >= MATCHED_SPREAD_PX:  # a smeared seam is a ridge as wide as the smear: the matched profile
         grad = cv2.GaussianBlur(np.ascontiguousarray(grad), (1, 0), sigmaX=0.1, sigmaY=spread)
-    if spread >= max(flanks, MATCHED_SPREAD_PX):  # a real smear's ridge stands out beyond its flanks
+    if spread >= max(beyond_from, MATCHED_SPREAD_PX):  # a real smear's ridge stands out beyond its flanks
         beyond = int(min(cell // 2 - reach, round(RIDGE_FLANKS * spread)))
     return grad, beyond
 

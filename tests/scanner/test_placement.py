@@ -289,6 +289,13 @@ def test_a_frame_s_cells_described_once_place_and_grow_it_as_described_anew(seve
         grow_to_seven(photo, gray, frame, False, SETTINGS, table, described),
     )
     assert np.array_equal(anew.homography, given.homography) and anew.unsure == given.unsure
+    # and the handed cells are what the placement reads: cells said to hold no artwork place another window
+    blank = (described[0], np.zeros_like(described[1]), described[2])
+    handed, bare = (
+        place(photo, frame, 5, (5,), SETTINGS, described),
+        place(photo, frame, 5, (5,), SETTINGS, blank),
+    )
+    assert handed is not None and (bare is None or bare.score != handed.score)
 
 
 def test_a_five_by_five_kingdom_grown_over_a_wooden_board_is_an_unsure_seven_by_seven() -> None:
