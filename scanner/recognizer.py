@@ -47,6 +47,7 @@ from scanner.table import (
     pattern_likeness,
     slide_for,
     table_distances,
+    table_in_view,
     weigh_empty,
 )
 from scanner.tall import (
@@ -526,9 +527,10 @@ class KingdomScanner:
         self, image: np.ndarray, homography: np.ndarray, n: int
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The frame's cells in CIE Lab (``table.cell_lab``, made once for both comparisons with the table)
-        and its ``table_distances`` (None when no table is seen); (None, None) when switched off."""
-        if not self.compare_table:
-            return None, None
+        and its ``table_distances`` (None when no table is seen); (None, None) when switched off or when too
+        little of the frame's ring is in the photo (a cropped board)."""
+        if not self.compare_table or not table_in_view(image.shape, homography, n):
+            return None, None  # no table to compare with: no warp for it
         lab = cell_lab(image, homography, n)
         return table_distances(image, homography, n, lab), lab
 

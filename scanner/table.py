@@ -84,6 +84,12 @@ def _ring_cells_in_photo(image_shape: tuple[int, ...], grid_to_image: np.ndarray
     return inside
 
 
+def table_in_view(image_shape: tuple[int, ...], grid_to_image: np.ndarray, grid_size: int) -> bool:
+    """Whether enough of the frame's ring lies in the photo for either comparison with the table (a cropped
+    board's does not)."""
+    return len(_ring_cells_in_photo(image_shape, grid_to_image, grid_size)) >= MIN_TABLE_CELLS
+
+
 def table_distances(
     image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, lab: np.ndarray | None = None
 ) -> np.ndarray | None:

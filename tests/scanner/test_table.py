@@ -27,6 +27,7 @@ from scanner.table import (
     pattern_likeness,
     slide_for,
     table_distances,
+    table_in_view,
     weigh_empty,
 )
 
@@ -307,3 +308,13 @@ def test_both_comparisons_read_the_frame_s_lab_cells_made_once_as_their_own() ->
         assert (alone is not None) is plain and (given is not None) is plain
         assert not plain or np.array_equal(alone, given, equal_nan=True)
         assert np.array_equal(pattern_likeness(photo, FRAME, 5), pattern_likeness(photo, FRAME, 5, lab))
+
+
+def test_a_cropped_board_has_no_table_in_view_and_neither_comparison_runs() -> None:
+    # the reader warps the frame's Lab cells only when a table can be compared: a frame filling the photo
+    # (a cropped board) leaves its ring outside, and both comparisons say so as the reader's check does
+    photo = with_kingdom(table_photo(gradient=40.0), {(1, 3)})
+    cropped = np.array([[200.0, 0, 0], [0, 200, 0], [0, 0, 1]])  # a 5×5 of 200 px squares: the whole photo
+    assert table_in_view(photo.shape, FRAME, 5)
+    assert not table_in_view(photo.shape, cropped, 5)
+    assert table_distances(photo, cropped, 5) is None and pattern_likeness(photo, cropped, 5) is None
