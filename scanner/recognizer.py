@@ -526,9 +526,9 @@ class KingdomScanner:
     def _table_cells(
         self, image: np.ndarray, homography: np.ndarray, n: int
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The frame's cells in CIE Lab (``table.cell_lab``, made once for both comparisons with the table)
-        and its ``table_distances`` (None when no table is seen); (None, None) when switched off or when too
-        little of the frame's ring is in the photo (a cropped board)."""
+        """The frame's ``table_distances`` (None when no table is seen) and its cells in CIE Lab
+        (``table.cell_lab``, made once for both comparisons with the table); (None, None) when switched off
+        or when too little of the frame's ring is in the photo (a cropped board)."""
         if not self.compare_table or not table_in_view(image.shape, homography, n):
             return None, None  # no table to compare with: no warp for it
         lab = cell_lab(image, homography, n)
@@ -568,7 +568,7 @@ class KingdomScanner:
         settings = self.reading
         distances, lab = table
         evidence = evidence_for_empty(distances, n)  # None when the table is not compared
-        likeness = pattern_likeness(image, homography, n, lab) if self.compare_table else None
+        likeness = None if lab is None else pattern_likeness(image, homography, n, lab)
         if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
         probabilities = weigh_empty(raw, evidence)
