@@ -169,9 +169,10 @@ def test_a_blurred_frame_stretched_off_one_family_s_seams_is_noted_unsure() -> N
 
 @pytest.mark.slow
 def test_the_last_fit_keeps_a_blurred_outline_s_frame_on_the_kingdom() -> None:
-    # a dev photo of the independent generator (a small 5×5 under 40 px of motion blur on marble): the colour
-    # outline's frame is 0.13 square off after its fit; the last fit read the smeared seams against their
-    # own flanks and moved it 0.4 square off, against the gradient beyond them it keeps it on the kingdom
+    # a dev photo of the independent generator (a small 5×5 under a diagonal motion blur on marble): the
+    # colour outline's frame lies on the kingdom; a last fit reading the smeared seams against their own
+    # flanks moved it off, against the gradient beyond them it keeps it there (docs/experiments.md, "Every
+    # smeared ridge beyond its flanks, in the last fit")
     assert _outside_dev_five_error(200131) < 0.25
 
 
