@@ -204,24 +204,21 @@ class Search:
                 break
         return self.chosen()
 
-    def offer(self, found: Found | None, attempt: str, to_here: np.ndarray | None = None, view=None) -> bool:
+    def offer(self, found: Found | None, attempt: str) -> bool:
         """Add a generator's frame: accepted ones join the candidates, refused ones give their reason."""
         if found is None:
             return False
-        described = found.described if to_here is None and view is None else None  # on this view, as is
-        view = self.view if view is None else view
-        to_here = np.eye(3) if to_here is None else to_here
-        homography = to_here @ found.homography
+        homography = found.homography  # generators frame on the search's own view
         candidate = Candidate(
             homography,
             found.size,
             apply_homography(homography, found.others) if len(found.others) else np.zeros((0, 2)),
             found.verdict,
             attempt,
-            view,
-            to_here,
+            self.view,
+            np.eye(3),
             deblurred=self.deblurred,
-            described=described,
+            described=found.described,
         )
         if found.size and found.verdict.accepted:
             small = square_px(frame_corners(homography, found.size), found.size) / self.view.photo_scale

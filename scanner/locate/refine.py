@@ -371,6 +371,7 @@ def fit_frame(
     settings: LocatorSettings = DEFAULT_SETTINGS,
     table: np.ndarray | None = None,
     cell_px: int | None = None,
+    last: bool = True,
 ) -> np.ndarray:
     """The frame's homography fitted at once to every side's seam: each side of the lattice that shows a
     seam near it votes for where its line passes there, and one homography is fitted to all the votes
@@ -383,16 +384,16 @@ def fit_frame(
     whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
     wide ridges"); when the spread is beyond what unblurred artwork measures of its own (``SMEAR_SPREAD``),
     it stands out against the gradient beyond its flanks, not against them (docs/experiments.md, "A
-    smeared seam's contrast beyond its flanks"); in the last fits (``cell_px`` None) every matched family
-    does (a diagonal smear spreads each family less: "Every smeared ridge beyond its flanks, in the last
-    fit"). ``table``: the frame's cells that show
-    the table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
+    smeared seam's contrast beyond its flanks"); in the last fits (``last``, the default: on the photo at
+    the returned frame's resolution) every matched family does (a diagonal smear spreads each family less:
+    "Every smeared ridge beyond its flanks, in the last fit"). ``table``: the frame's cells that show the
+    table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
     (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
     cell = settings.fine_cell_px if cell_px is None else cell_px
-    # the last fits, on the photo at the returned frame's resolution: every matched ridge against the gradient
-    # beyond its flanks (docs/experiments.md, "Every smeared ridge beyond its flanks, in the last fit")
-    beyond_from = SMEAR_SPREAD * cell if cell_px is not None else MATCHED_SPREAD_PX
+    # the last fits: every matched ridge against the gradient beyond its flanks (docs/experiments.md,
+    # "Every smeared ridge beyond its flanks, in the last fit")
+    beyond_from = MATCHED_SPREAD_PX if last else SMEAR_SPREAD * cell
     rect = _rectified(gray, grid_to_work, n, cell)
     first = rect, axis_sharpness(rect, n, cell)  # the first pass's view; the support's too at its resolution
     spreads = blur_spread(rect, n, cell)  # the photo's smear: the same for every pass of the fit

@@ -655,7 +655,8 @@ def judged(
         # around the kingdom), which lines fitted one by one follow (docs/experiments.md, "Seams only where
         # they border artwork"); a frame filling the photo may have the photo's edge for its outline
         table = None if view.grayscale else table_cells(work, grid_to_work, size, settings)
-        grid_to_work = fit_frame(gray, grid_to_work, size, settings, table, settings.refine_cell_px)
+        cell = settings.refine_cell_px  # not the last fit: the photo's own resolution comes after
+        grid_to_work = fit_frame(gray, grid_to_work, size, settings, table, cell, last=False)
     placement = None
     if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
         grid_to_work, size, placement = placed_frame(work, gray, grid_to_work, size, view.grid, settings)
