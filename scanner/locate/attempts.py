@@ -7,9 +7,9 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
                 for the whole search, only after it
   whole         not settled: the lattice on the work copy of the photo
   cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
+  unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
   windows       not settled, no table pattern met: half-photo and small windows
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
-  unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
   reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
   sharpened     the same, on an unsharp-masked copy
 "Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);

@@ -10,16 +10,19 @@ from dataclasses import dataclass
 #: Every attempt the locator knows, in the order they are tried (see scanner.locate.attempts). The colour
 #: regions come before the whole lattice: an outline on a small copy costs a fraction of the work copy's
 #: segments and settles many photos the fast attempt leaves. They are looked at again after it, for a
-#: photo whose unsure fast frame waited for the whole search (an attempt runs at most once).
+#: photo whose unsure fast frame waited for the whole search (an attempt runs at most once). The lattice of
+#: the segments unlike the table comes before the windows: on a checked cloth the windows refit the cloth's
+#: own lattice window after window and spend the budget, where leaving out the cloth's edges (between two of
+#: its colours) costs one lattice fit (docs/experiments.md, "Segments unlike the table before the windows").
 ALL_ATTEMPTS = (
     "fast",
     "regions",
     "whole",
     "cropped",
     "regions",
+    "unlike_table",
     "windows",
     "zoomed",
-    "unlike_table",
     "reduced",
     "sharpened",
 )

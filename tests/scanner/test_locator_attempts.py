@@ -85,6 +85,24 @@ def test_the_colour_outline_is_looked_at_before_the_whole_lattice() -> None:
     assert steps.index("fast") < steps.index("regions") < steps.index("whole"), caught.value.path
 
 
+def test_the_segments_unlike_the_table_are_looked_at_before_the_windows() -> None:
+    # a checked cloth's own lattice, refitted window after window, would spend the budget first; the colour
+    # outlines (both of their turns) still come before it
+    order = DEFAULT_SETTINGS.attempts
+    assert order.index("cropped") < order.index("unlike_table") < order.index("windows")
+    assert max(i for i, name in enumerate(order) if name == "regions") < order.index("unlike_table")
+
+
+@pytest.mark.slow
+def test_a_kingdom_on_a_strong_gingham_is_found_on_the_segments_unlike_the_cloth() -> None:
+    # a dev photo of the independent generator (a dim 5×5 on a strong gingham): the cloth's lattice out-votes
+    # the kingdom's seams in the whole photo and in every window, which spent the budget before the segments
+    # unlike the cloth were looked at (docs/experiments.md, "Segments unlike the table before the windows")
+    located, error = _outside_dev_five(200066)
+    assert error < 0.25, (error, located.path)
+    assert located.found_by == "unlike_table", located.path
+
+
 @pytest.mark.slow
 def test_an_unsure_outline_gives_way_to_the_lattice_frame_of_the_same_kingdom() -> None:
     # a dev photo of the hard bench (castle class): the colour outline, looked at first, frames the kingdom
