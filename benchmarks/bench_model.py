@@ -32,7 +32,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -201,13 +201,23 @@ def main(argv: list[str] | None = None) -> int:
         help="train with up to this share of each copy's own cast left in (AugmentPlan.white_kept)",
     )
     parser.add_argument(
-        "--out", type=Path, help="with --white-error or --white-kept: the model file to write"
+        "--colour-swap",
+        type=float,
+        default=0.0,
+        help="train with grassland and wheat copies in the other's colours (AugmentPlan.colour_swap)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="train with this augmentation seed (AugmentPlan.seed) into --out: a control for retrain noise",
+    )
+    parser.add_argument("--out", type=Path, help="with a plan option or --seed: the model file to write")
     args = parser.parse_args(argv)
-    if (args.white_error or args.white_kept) and args.out is None:
-        parser.error(
-            "--white-error and --white-kept need --out (the cached bench model stays the default plan's)"
-        )
+    if (
+        args.white_error or args.white_kept or args.colour_swap or args.seed is not None
+    ) and args.out is None:
+        parser.error("plan options and --seed need --out (the cached bench model stays the default plan's)")
     if not (DATA_DIR / "labels.json").is_file():
         print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
         return 2
@@ -219,7 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is not None:  # a variant to compare with the cached one, trained whether or not that exists
         from model.training.feature_table import AugmentPlan
 
-        plan = AugmentPlan(white_error=args.white_error, white_kept=args.white_kept)
+        plan = AugmentPlan(
+            white_error=args.white_error, white_kept=args.white_kept, colour_swap=args.colour_swap
+        )
+        if args.seed is not None:
+            plan = replace(plan, seed=args.seed)
         print(f"training {held.describe()}, {plan.to_dict()}, into {args.out}", flush=True)
         train_bench_model(held_out=held, plan=plan, path=args.out)
         return 0

@@ -90,6 +90,13 @@ def shift_hue(image: np.ndarray, degrees: float) -> np.ndarray:
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
 
 
+def recolour(image: np.ndarray, log_gains: np.ndarray) -> np.ndarray:
+    """``image`` with each BGR channel scaled by exp(``log_gains``) (their mean taken out, so the brightness
+    stays): the colour moves, the artwork's texture stays."""
+    gains = np.exp(np.asarray(log_gains, np.float32) - np.mean(log_gains))
+    return np.clip(image.astype(np.float32) * gains + 0.5, 0, 255).astype(np.uint8)
+
+
 def relight(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Colour temperature, tint, brightness, contrast and gamma of another lamp and camera."""
     return relight_with_levels(image, rng, strength)[0]

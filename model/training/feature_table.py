@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL
+from kingdomino.board import Terrain
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 from model.codebook import thumbnails
 from model.crowns import cell_maps
 from model.features import (
@@ -77,15 +78,20 @@ class AugmentPlan:
     #: the largest share of each copy's own photo cast its white leaves in (a share drawn uniformly up to
     #: it; 0: all taken out); see docs/experiments.md, "A white that is off"
     white_kept: float = 0.0
+    #: how far extra copies of grassland and wheat squares move their cast-free colour towards the other
+    #: class's mean (a share drawn in [half of it, it]; 0: no such copies), so only the artwork's texture
+    #: tells them apart; see docs/experiments.md, "Grassland in wheat's colours"
+    colour_swap: float = 0.0
 
     def to_dict(self) -> dict:
         out = dict(self.__dict__)
-        for key in ("white_error", "white_kept"):  # a plan without them keeps the key it had before
+        for key in OFF_BY_DEFAULT:  # a plan without them keeps the key it had before
             if not out[key]:
                 del out[key]
         return out
 
 
+OFF_BY_DEFAULT = ("white_error", "white_kept", "colour_swap")  # plan options left out of to_dict at 0
 DEFAULT_FEATURES = FeatureConfig()
 DEFAULT_PLAN = AugmentPlan()
 
@@ -217,6 +223,17 @@ def _photo_white_points(squares: SquareSet) -> np.ndarray:
     return white_points
 
 
+def _moved_crop(
+    image: np.ndarray, source: str, name: str, boards: dict, plan: AugmentPlan, rng: np.random.Generator
+) -> np.ndarray:
+    """A copy of one square cut off its place: again from its board photo, or a tile shifted and turned."""
+    if source == BOARD_SOURCE:
+        board_name, cell = name.split("#")
+        row, col = (int(part) for part in cell.split(","))
+        return augment.board_crop(boards[board_name], row, col, 5, rng, plan.board_shift)
+    return augment.misalign(image, rng, plan.tile_shift, max_degrees=plan.tile_degrees)
+
+
 def _augmented_crops(
     squares: SquareSet, boards: dict, plan: AugmentPlan, rng: np.random.Generator, white_points: np.ndarray
 ) -> tuple[list[np.ndarray], list[int], list[np.ndarray]]:
@@ -233,12 +250,7 @@ def _augmented_crops(
         if label == CASTLE_LABEL:
             copies += plan.castle_hue_copies
         for copy in range(copies):
-            if source == BOARD_SOURCE:
-                board_name, cell = name.split("#")
-                row, col = (int(part) for part in cell.split(","))
-                crop = augment.board_crop(boards[board_name], row, col, 5, rng, plan.board_shift)
-            else:
-                crop = augment.misalign(image, rng, plan.tile_shift, max_degrees=plan.tile_degrees)
+            crop = _moved_crop(image, source, name, boards, plan, rng)
             if label == CASTLE_LABEL and copy < plan.castle_hue_copies:
                 crop = augment.shift_hue(crop, rng.uniform(30, 330))
             crop, levels = augment.relight_with_levels(crop, rng)
@@ -246,6 +258,42 @@ def _augmented_crops(
             crops.append(augment.rotate90(crop, int(rng.integers(0, 4))))
             origins.append(index)
             copy_white_points.append(levels(white_points[index]))
+    return crops, origins, copy_white_points
+
+
+SWAPPED_TERRAINS = (Terrain.GRASSLAND, Terrain.WHEAT)  # the pair that colour alone confuses
+
+
+def cast_free_log_colours(images: list[np.ndarray], white_points: np.ndarray) -> np.ndarray:
+    """(n, 3) each image's mean BGR colour with its photo's white taken out, in logs."""
+    means = np.array([image.reshape(-1, 3).mean(axis=0) for image in images], np.float64).reshape(-1, 3)
+    return np.log(np.maximum(means, 1.0)) - np.log(np.maximum(white_points, 1.0))
+
+
+def colour_swapped_copies(
+    squares: SquareSet, boards: dict, plan: AugmentPlan, white_points: np.ndarray
+) -> tuple[list[np.ndarray], list[int], list[np.ndarray]]:
+    """One extra copy of every grassland and wheat square (``_augmented_crops``' result), its colour moved
+    towards the other class's mean cast-free colour by a share of ``plan.colour_swap``: grassland from a warm
+    photo stays yellow-green with its own white taken out, so only the artwork reads it (docs/experiments.md,
+    "Grassland in wheat's colours"); wheat gets the same, so warmth does not become grassland's sign."""
+    rng = np.random.default_rng(plan.seed + 5)
+    terrains = np.array([LABELS[label].terrain for label in squares.labels])
+    colours = cast_free_log_colours(squares.images, white_points)
+    means = {terrain: colours[terrains == terrain].mean(axis=0) for terrain in SWAPPED_TERRAINS}
+    crops, origins, copy_white_points = [], [], []
+    for index in np.flatnonzero(np.isin(terrains, SWAPPED_TERRAINS)):
+        own = terrains[index]
+        other = SWAPPED_TERRAINS[1 - SWAPPED_TERRAINS.index(own)]
+        crop = _moved_crop(
+            squares.images[index], squares.sources[index], squares.names[index], boards, plan, rng
+        )
+        share = plan.colour_swap * rng.uniform(0.5, 1.0)
+        crop = augment.recolour(crop, share * (means[other] - means[own]))
+        crop, levels = augment.relight_with_levels(crop, rng)
+        crops.append(augment.rotate90(augment.degrade(crop, rng), int(rng.integers(0, 4))))
+        origins.append(int(index))
+        copy_white_points.append(levels(white_points[index]))
     return crops, origins, copy_white_points
 
 
@@ -354,6 +402,11 @@ def _crops_and_rows(
     boards = {photo.name: photo.image for photo in photos}
     real_white_points = _photo_white_points(squares)
     copies, origins, copy_white_points = _augmented_crops(squares, boards, plan, rng, real_white_points)
+    if plan.colour_swap:  # a generator of its own: the other rows stay those of the plan's seed
+        swapped = colour_swapped_copies(squares, boards, plan, real_white_points)
+        copies, origins, copy_white_points = (
+            old + new for old, new in zip((copies, origins, copy_white_points), swapped, strict=True)
+        )
     synthetic, synthetic_white_points = _synthetic_empties(photos, squares, real_white_points, plan, rng)
     n_real, n_copies = len(squares), len(copies)
     origin_index = np.concatenate([np.arange(n_real), np.asarray(origins, dtype=np.int64)])

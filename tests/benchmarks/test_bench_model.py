@@ -48,3 +48,14 @@ def test_the_hard_bench_model_keeps_the_digest_it_was_cached_under() -> None:
         bench_model_path(held=HARD).name
         == f"bench-model-{hashlib.sha256(text.encode()).hexdigest()[:12]}.joblib"
     )
+
+
+def test_a_variant_plan_or_another_seed_is_never_written_over_the_cached_bench_model(capsys) -> None:
+    import pytest
+
+    from benchmarks.bench_model import main
+
+    for option in (["--colour-swap", "1.0"], ["--seed", "8"], ["--white-error", "1.0"]):
+        with pytest.raises(SystemExit):
+            main(["--outside", *option])
+        assert "--out" in capsys.readouterr().err

@@ -15,13 +15,16 @@ import model.evaluation.evaluate as evaluate
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
 from model.features import CropViews, FeatureConfig, extract_features, normalise_crops, photo_white_point
+from model.training.augment import recolour
 from model.training.dataset import (
     CORRECTIONS_FILE,
     DEFAULT_DATA_DIR,
     SCENE_FOLDER,
     SCENE_LABELS,
     SCENE_SOURCE,
+    TILE_SOURCE,
     LabelCorrectionError,
+    SquareSet,
     board_squares,
     load_boards,
     load_scene_squares,
@@ -33,6 +36,8 @@ from model.training.feature_table import (
     FeatureTable,
     _computed,
     _rows_key,
+    cast_free_log_colours,
+    colour_swapped_copies,
     mistaken_whites,
     partial_whites,
     stage_inputs,
@@ -231,6 +236,63 @@ def test_a_plan_without_a_white_error_keeps_its_cache_key_and_one_with_it_has_it
     assert "white_error" not in DEFAULT_PLAN.to_dict()
     assert _rows_key(replace(DEFAULT_PLAN, white_error=0.0), data_dir) == _rows_key(DEFAULT_PLAN, data_dir)
     assert _rows_key(replace(DEFAULT_PLAN, white_error=1.0), data_dir) != _rows_key(DEFAULT_PLAN, data_dir)
+
+
+def test_a_plan_without_a_colour_swap_keeps_its_cache_key_and_one_with_it_has_its_own(tmp_path: Path):
+    data_dir = _data_dir(tmp_path, None)
+    assert "colour_swap" not in DEFAULT_PLAN.to_dict()
+    assert _rows_key(replace(DEFAULT_PLAN, colour_swap=0.0), data_dir) == _rows_key(DEFAULT_PLAN, data_dir)
+    assert _rows_key(replace(DEFAULT_PLAN, colour_swap=1.0), data_dir) != _rows_key(DEFAULT_PLAN, data_dir)
+
+
+def test_recolour_moves_the_colour_and_keeps_the_pattern_and_the_brightness():
+    pattern = np.random.default_rng(0).uniform(60, 160, (32, 32, 1))
+    image = (pattern * np.array([0.6, 1.2, 0.8])).astype(np.uint8)  # green, textured
+    out = recolour(image, np.array([-0.4, 0.1, 0.3]))
+    logs = np.log(out.reshape(-1, 3).mean(axis=0)) - np.log(image.reshape(-1, 3).mean(axis=0))
+    assert np.allclose(logs - logs.mean(), np.array([-0.4, 0.1, 0.3]) - 0.0, atol=0.02)
+    assert abs(logs.mean()) < 0.02
+    for channel in range(3):
+        assert np.corrcoef(out[..., channel].ravel(), image[..., channel].ravel())[0, 1] > 0.99
+
+
+def _textured_squares(colours: dict[int, tuple[int, int, int]], count: int) -> SquareSet:
+    rng = np.random.default_rng(1)
+    squares = SquareSet()
+    for label, colour in colours.items():
+        for index in range(count):
+            texture = rng.uniform(0.7, 1.0, (64, 64, 1))
+            squares.extend(
+                SquareSet(
+                    [(texture * np.array(colour)).astype(np.uint8)],
+                    [label],
+                    [f"tile-{label}-{index}"],
+                    [TILE_SOURCE],
+                    [f"t{label}-{index}"],
+                )
+            )
+    return squares
+
+
+def test_colour_swapped_copies_give_grassland_wheat_s_colour_and_wheat_grassland_s():
+    grass, wheat, swamp = (
+        LABEL_INDEX[Square(terrain, 0)] for terrain in (Terrain.GRASSLAND, Terrain.WHEAT, Terrain.SWAMP)
+    )
+    squares = _textured_squares({grass: (70, 170, 90), wheat: (50, 190, 210), swamp: (90, 110, 100)}, 6)
+    whites = np.full((len(squares), 3), 230.0, np.float32)
+    crops, origins, copy_whites = colour_swapped_copies(
+        squares, {}, replace(DEFAULT_PLAN, colour_swap=1.0), whites
+    )
+    labels = np.asarray(squares.labels)[origins]
+    assert sorted(set(labels)) == sorted({grass, wheat}) and len(crops) == 12  # one copy each, no swamp
+    before = cast_free_log_colours(squares.images, whites)
+    after = cast_free_log_colours(crops, np.asarray(copy_whites))
+    red_blue = lambda colours: colours[:, 2] - colours[:, 0]  # noqa: E731
+    grass_before, wheat_before = red_blue(before[:6]), red_blue(before[6:12])
+    grass_after, wheat_after = red_blue(after[labels == grass]), red_blue(after[labels == wheat])
+    middle = (grass_before.mean() + wheat_before.mean()) / 2  # a relit copy's own cast blurs single copies
+    assert (grass_after > grass_before.max()).all() and grass_after.mean() > middle
+    assert (wheat_after < wheat_before.min()).all() and wheat_after.mean() < middle
 
 
 def test_mistaken_whites_move_only_the_copies_and_only_by_the_photos_casts():
