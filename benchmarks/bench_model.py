@@ -21,7 +21,8 @@ model (``OUTSIDE``, ``--outside``) leaves those out the same way (their boards, 
 scene squares), so that bench too measures squares the classifier never learnt.
 
 ``python -m benchmarks.bench_model [--outside]`` trains one (once; a few minutes on two cores) and prints
-its path.
+its path. With a plan option (``--white-error``, ``--white-kept``, ``--colour-swap``) or another random
+``--seed`` (a control retrain) it trains a variant into ``--out FILE`` instead, never over the cached one.
 """
 
 from __future__ import annotations

@@ -55,6 +55,9 @@ BLOCK_VERSIONS: dict[str, int] = {}  # bump a block's version when its features 
 ROW_FIELDS = ("labels", "groups", "sources", "original", "sample", "names", "white_points")
 
 
+OFF_BY_DEFAULT = ("white_error", "white_kept", "colour_swap")  # plan options left out of to_dict at 0
+
+
 @dataclass(frozen=True)
 class AugmentPlan:
     """How many extra copies each kind of sample gets."""
@@ -91,7 +94,6 @@ class AugmentPlan:
         return out
 
 
-OFF_BY_DEFAULT = ("white_error", "white_kept", "colour_swap")  # plan options left out of to_dict at 0
 DEFAULT_FEATURES = FeatureConfig()
 DEFAULT_PLAN = AugmentPlan()
 
@@ -273,7 +275,8 @@ def cast_free_log_colours(images: list[np.ndarray], white_points: np.ndarray) ->
 def colour_swapped_copies(
     squares: SquareSet, boards: dict, plan: AugmentPlan, white_points: np.ndarray
 ) -> tuple[list[np.ndarray], list[int], list[np.ndarray]]:
-    """One extra copy of every grassland and wheat square (``_augmented_crops``' result), its colour moved
+    """One extra copy of every grassland and wheat square (returned as ``_augmented_crops`` returns its
+    copies), its colour moved
     towards the other class's mean cast-free colour by a share of ``plan.colour_swap``: grassland from a warm
     photo stays yellow-green with its own white taken out, so only the artwork reads it (docs/experiments.md,
     "Grassland in wheat's colours"); wheat gets the same, so warmth does not become grassland's sign."""

@@ -65,7 +65,8 @@ from scanner.overlay import draw_search
 TWO_KINGDOMS_NOTE = "more than one kingdom was seen in the photo; the most central one was scanned"
 #: What a search of a copy (an enlarged window, a reduced or sharpened photo) runs on it.
 ZOOMED_STEPS = ("fast", "whole", "windows")
-BLURRED_COPY_STEPS = ("fast", "whole", "cropped", "windows", "unlike_table")
+#: (A copy runs them in ``settings.attempts``' order, as the photo does.)
+BLURRED_COPY_STEPS = ("fast", "whole", "cropped", "unlike_table", "windows")
 #: Attempts whose frames are outlines, not lattices fitted to seams.
 OUTLINE_ATTEMPTS = ("regions",)
 SHOWN_CANDIDATES = 3  # refused candidates drawn on a refusal's overlay
@@ -438,7 +439,9 @@ def _nothing_yet(search: Search) -> bool:
 
 def _not_settled_nor_table_pattern(search: Search) -> bool:
     """Windows of a photo whose lattice is the table's pattern would find more of it; with a kingdom
-    accepted beside the centre, they look for a more central one."""
+    accepted beside the centre, they look for a more central one. The segments unlike the table run before
+    the windows: a lattice of theirs refused as the table's pattern (the table's edges left out, and still
+    only its pattern) keeps the windows, on every segment, from running too."""
     return not search.settled() and (search.chosen() is not None or not search.met(OnlyTablePattern))
 
 

@@ -371,6 +371,7 @@ def fit_frame(
     settings: LocatorSettings = DEFAULT_SETTINGS,
     table: np.ndarray | None = None,
     cell_px: int | None = None,
+    *,
     last: bool = True,
 ) -> np.ndarray:
     """The frame's homography fitted at once to every side's seam: each side of the lattice that shows a
@@ -384,11 +385,11 @@ def fit_frame(
     whose middle is where the seam lies, not either of its flanks (docs/experiments.md, "Smeared seams as
     wide ridges"); when the spread is beyond what unblurred artwork measures of its own (``SMEAR_SPREAD``),
     it stands out against the gradient beyond its flanks, not against them (docs/experiments.md, "A
-    smeared seam's contrast beyond its flanks"); in the last fits (``last``, the default: on the photo at
-    the returned frame's resolution) every matched family does (a diagonal smear spreads each family less:
-    "Every smeared ridge beyond its flanks, in the last fit"). ``table``: the frame's cells that show the
-    table, when known (``table_reach``); ``cell_px``: the rectified square it fits at
-    (``settings.fine_cell_px`` when None)."""
+    smeared seam's contrast beyond its flanks"); in the last fits (``last``, the default whatever
+    ``cell_px``: on the photo at the returned frame's resolution; the search's own fit passes ``last=False``)
+    every matched family does (a diagonal smear spreads each family less: "Every smeared ridge beyond its
+    flanks, in the last fit"). ``table``: the frame's cells that show the table, when known
+    (``table_reach``); ``cell_px``: the rectified square it fits at (``settings.fine_cell_px`` when None)."""
     table = np.zeros((n, n), bool) if table is None else table
     cell = settings.fine_cell_px if cell_px is None else cell_px
     # the last fits: every matched ridge against the gradient beyond its flanks (docs/experiments.md,

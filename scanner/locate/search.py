@@ -1,7 +1,8 @@
 """Searching one view of the photo for candidate frames: the candidate generators.
 
 A view is an image the lattice is looked for in: the photo itself, an enlarged window of it, or a reduced
-or sharpened copy. On a view, four generators propose frames:
+or sharpened copy. On a view, these generators propose frames (the colour regions' outlines live in
+scanner.locate.regions, and ``confirm`` judges an unsure fast frame again on the view):
 - ``fast``: the lattice fit on a copy reduced by an integer factor to about ``coarse_side`` pixels;
 - ``whole``: the lattice fit on the ``work_side`` copy (all segments, or those unlike the table);
 - ``cropped``: the whole view as the frame of a cropped board, when its inner seams say so;

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 #: photo whose unsure fast frame waited for the whole search (an attempt runs at most once). The lattice of
 #: the segments unlike the table comes before the windows: on a checked cloth the windows refit the cloth's
 #: own lattice window after window and spend the budget, where leaving out the cloth's edges (between two of
-#: its colours) costs one lattice fit (docs/experiments.md, "Segments unlike the table before the windows").
+#: its colours) costs one lattice fit, and its own windows only when that fails (docs/experiments.md,
+#: "Segments unlike the table before the windows").
 ALL_ATTEMPTS = (
     "fast",
     "regions",

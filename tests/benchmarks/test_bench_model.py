@@ -58,4 +58,4 @@ def test_a_variant_plan_or_another_seed_is_never_written_over_the_cached_bench_m
     for option in (["--colour-swap", "1.0"], ["--seed", "8"], ["--white-error", "1.0"]):
         with pytest.raises(SystemExit):
             main(["--outside", *option])
-        assert "--out" in capsys.readouterr().err
+        assert "need --out" in capsys.readouterr().err

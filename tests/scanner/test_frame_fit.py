@@ -184,7 +184,7 @@ def test_the_last_fit_reads_a_diagonal_smear_s_ridges_beyond_their_flanks() -> N
     rect = _true_squares(shaken, truth)
     assert max(blur_spread(rect, n, 96)) < SMEAR_SPREAD * 96
     rough = _off(truth, n, [[0, 0.15]] * 4)
-    assert _error(fit_frame(shaken, rough, n, cell_px=96, last=False), truth, n) > 0.2  # the search's fit
+    assert _error(fit_frame(shaken, rough, n, cell_px=96, last=False), truth, n) > 0.2  # the search's mode
     assert _error(fit_frame(shaken, rough, n), truth, n) < 0.15
 
 

@@ -36,6 +36,7 @@ from model.training.feature_table import (
     FeatureTable,
     _computed,
     _rows_key,
+    cache_key,
     cast_free_log_colours,
     colour_swapped_copies,
     mistaken_whites,
@@ -231,26 +232,29 @@ def test_the_scene_squares_change_the_cache_key_of_the_rows(tmp_path: Path):
     assert len(load_scene_squares(tmp_path / "nowhere")[0]) == 0
 
 
-def test_a_plan_without_a_white_error_keeps_its_cache_key_and_one_with_it_has_its_own(tmp_path: Path):
-    data_dir = _data_dir(tmp_path, None)
-    assert "white_error" not in DEFAULT_PLAN.to_dict()
-    assert _rows_key(replace(DEFAULT_PLAN, white_error=0.0), data_dir) == _rows_key(DEFAULT_PLAN, data_dir)
-    assert _rows_key(replace(DEFAULT_PLAN, white_error=1.0), data_dir) != _rows_key(DEFAULT_PLAN, data_dir)
+#: the default plan's fields, as the shipped model's card lists them: an option off by default adds none
+SHIPPED_PLAN_FIELDS = {
+    "board_copies", "tile_copies", "castle_hue_copies", "empty_board_copies", "synthetic_empties", "seed",
+    "tile_shift", "tile_degrees", "board_shift", "scenes",
+}  # fmt: skip
 
 
-def test_a_plan_without_a_colour_swap_keeps_its_cache_key_and_one_with_it_has_its_own(tmp_path: Path):
+@pytest.mark.parametrize("option", ["white_error", "white_kept", "colour_swap"])
+def test_an_option_off_by_default_keeps_the_plan_s_cache_key_and_on_has_its_own(tmp_path: Path, option: str):
     data_dir = _data_dir(tmp_path, None)
-    assert "colour_swap" not in DEFAULT_PLAN.to_dict()
-    assert _rows_key(replace(DEFAULT_PLAN, colour_swap=0.0), data_dir) == _rows_key(DEFAULT_PLAN, data_dir)
-    assert _rows_key(replace(DEFAULT_PLAN, colour_swap=1.0), data_dir) != _rows_key(DEFAULT_PLAN, data_dir)
+    assert set(DEFAULT_PLAN.to_dict()) == SHIPPED_PLAN_FIELDS
+    assert set(replace(DEFAULT_PLAN, **{option: 0.0}).to_dict()) == SHIPPED_PLAN_FIELDS
+    on = replace(DEFAULT_PLAN, **{option: 1.0})
+    assert cache_key(FeatureConfig(), on, data_dir) != cache_key(FeatureConfig(), DEFAULT_PLAN, data_dir)
 
 
 def test_recolour_moves_the_colour_and_keeps_the_pattern_and_the_brightness():
     pattern = np.random.default_rng(0).uniform(60, 160, (32, 32, 1))
     image = (pattern * np.array([0.6, 1.2, 0.8])).astype(np.uint8)  # green, textured
-    out = recolour(image, np.array([-0.4, 0.1, 0.3]))
+    gains = np.array([-0.1, 0.4, 0.6])  # brighter on the whole: recolour takes that out
+    out = recolour(image, gains)
     logs = np.log(out.reshape(-1, 3).mean(axis=0)) - np.log(image.reshape(-1, 3).mean(axis=0))
-    assert np.allclose(logs - logs.mean(), np.array([-0.4, 0.1, 0.3]) - 0.0, atol=0.02)
+    assert np.allclose(logs - logs.mean(), gains - gains.mean(), atol=0.02)
     assert abs(logs.mean()) < 0.02
     for channel in range(3):
         assert np.corrcoef(out[..., channel].ravel(), image[..., channel].ravel())[0, 1] > 0.99
