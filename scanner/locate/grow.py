@@ -10,6 +10,11 @@ kinds of evidence the judge weighs, and the 7×7 must then pass the judge:
   most sides) and does not look like the table around it.
 A 7×7 grown by placement whose ring the seams would not have grown is returned unsure: a board or a cloth's
 stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles.
+Either way the 7×7 continues the 5×5's own lattice: the seams growth screens its ring on that lattice before
+any refit, and a 7×7 grown by placement whose refit moves the 5×5's squares (``grow_max_drift``) must show
+its ring's seams on the 5×5's lattice as the screen does: else the refit has fitted another lattice (a
+cloth's checks, loose dominoes beside the kingdom) and the ring it closes is not the kingdom's
+(docs/experiments.md, "A grown 7×7 keeps the 5×5 it grew from").
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kingdomino.board import GRID_SIZES
-from scanner.geometry import frame_corners, moved_frame
+from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.locate.judge import beyond_image, judge_content, judge_geometry
 from scanner.locate.placement import place
 from scanner.locate.refine import refine, seam_support, side_hits
@@ -60,6 +65,14 @@ def ring_sides(gray: np.ndarray, grown: np.ndarray, row: int, col: int) -> np.nd
     return _ring_sides(*side_hits(gray, grown, 7), row, col)
 
 
+def growth_drift(five: np.ndarray, grown: np.ndarray, row: int, col: int) -> float:
+    """How far (squares, the worst corner) a 7×7 frame's 5×5 starting at its square (row, col) lies from the
+    5×5 frame it was grown from: a refit on the kingdom's own lattice leaves it in place."""
+    before = frame_corners(five, 5)
+    after = frame_corners(moved_frame(grown, row, col), 5)
+    return float(np.linalg.norm(before - after, axis=1).max() / square_px(before, 5))
+
+
 def _ring_sides(across: np.ndarray, along: np.ndarray, row: int, col: int) -> np.ndarray:
     """Sides on a seam per square of a 7×7 window whose inner 5×5 starts at (row, col)."""
     sides = across[:-1].astype(int) + across[1:] + along[:-1].T + along[1:].T
@@ -87,9 +100,14 @@ def _grown_by_placement(
     placement = place(work, grid_to_work, 5, GRID_SIZES, settings, described)
     if placement is None or placement.size != 7:
         return None
-    grown = moved_frame(grid_to_work, placement.rows, placement.cols)
+    window = moved_frame(grid_to_work, placement.rows, placement.cols)
+    grown = window
     for cell in (settings.refine_cell_px, settings.fine_cell_px):
         grown = refine(gray, grown, 7, cell)
+    # a refit that moves the 5×5 mends it only when the ring's seams lie on the 5×5's lattice already
+    if growth_drift(grid_to_work, grown, -placement.rows, -placement.cols) > settings.grow_max_drift:
+        if ring_sides(gray, window, -placement.rows, -placement.cols).mean() / 4 < settings.grow_screen:
+            return None
     again = place(work, grown, 7, (7,), replace(settings, max_shift=0))  # the refit's own evidence
     if again is None:
         return None

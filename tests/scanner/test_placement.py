@@ -12,7 +12,7 @@ import pytest
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
-from scanner.locate.grow import grow_to_seven, ring_sides
+from scanner.locate.grow import grow_to_seven, growth_drift, ring_sides
 from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
 from scanner.locate.placement import Placement, describe_cells, fit_outline, place, placed_frame
 from scanner.locate.refine import seam_support
@@ -323,6 +323,19 @@ def test_a_five_by_five_kingdom_grown_over_a_wooden_board_is_an_unsure_seven_by_
     )
     assert grown is not None and grown.unsure
     assert ring_sides(gray, grown.homography, 1, 1).mean() / 4 < SETTINGS.grow_ring
+
+
+def test_a_seven_by_seven_on_the_five_by_five_s_lattice_keeps_it_one_on_another_lattice_moves_it() -> None:
+    # the growth's refit must leave the 5×5 it grew from in place: a 7×7 of the same lattice does, a 7×7
+    # slid a third of a square (onto a cloth's checks beside the kingdom) or at another pitch does not
+    pitch = 100
+    five = _frame(5, 3, 5, pitch)
+    assert growth_drift(five, _frame(4, 2, 7, pitch), 1, 1) < 1e-9
+    assert growth_drift(five, _frame(5, 3, 7, pitch), 0, 0) < 1e-9
+    slid = np.array([[1, 0, 0.3 * pitch], [0, 1, 0], [0, 0, 1.0]]) @ _frame(4, 2, 7, pitch)
+    assert abs(growth_drift(five, slid, 1, 1) - 0.3) < 1e-6
+    wider = _frame(4, 2, 7, pitch) @ np.diag([1.1, 1.1, 1.0])
+    assert growth_drift(five, wider, 1, 1) > SETTINGS.grow_max_drift
 
 
 def test_a_domino_beside_a_five_by_five_kingdom_does_not_make_it_a_seven_by_seven(on_mat) -> None:
