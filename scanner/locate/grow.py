@@ -10,11 +10,12 @@ kinds of evidence the judge weighs, and the 7×7 must then pass the judge:
   most sides) and does not look like the table around it.
 A 7×7 grown by placement whose ring the seams would not have grown is returned unsure: a board or a cloth's
 stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles.
-Either way the 7×7 continues the 5×5's own lattice: the seams growth screens its ring on that lattice before
-any refit, and a 7×7 grown by placement whose refit moves the 5×5's squares (``grow_max_drift``) must show
-its ring's seams on the 5×5's lattice as the screen does: else the refit has fitted another lattice (a
-cloth's checks, loose dominoes beside the kingdom) and the ring it closes is not the kingdom's
-(docs/experiments.md, "A grown 7×7 keeps the 5×5 it grew from").
+A 7×7 kingdom continues its 5×5's own lattice. The seams growth screens its ring on that lattice before any
+refit (its refit is not checked again). A 7×7 grown by placement whose refit moves the 5×5's squares
+(``grow_max_drift``) must show its ring's seams on the 5×5's lattice as the screen does: else the refit has
+fitted another lattice (a cloth's checks, loose dominoes beside the kingdom), the ring it closes is not the
+kingdom's, and the growth by placement is refused (the seams growth is tried next; docs/experiments.md, "A
+grown 7×7 keeps the 5×5 it grew from").
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def _grown_by_placement(
     described: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
 ) -> Grown | None:
     """The 7×7 window around the 5×5 that its lattice's placement prefers, refitted and judged; None when
-    the placement keeps a 5×5 or the 7×7 fails the judge. Unsure when its ring is no ring of tiles by the
+    the placement keeps a 5×5, the refit moves the 5×5 off a ring without seams on its lattice, or the 7×7
+    fails the judge. Unsure when its ring is no ring of tiles by the
     seams' own measure (docs/experiments.md, "A grown ring without seams is a doubt")."""
     placement = place(work, grid_to_work, 5, GRID_SIZES, settings, described)
     if placement is None or placement.size != 7:

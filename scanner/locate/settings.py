@@ -136,7 +136,7 @@ class LocatorSettings:
     grow_screen: float = 0.4  # ring sides on a seam on the extended 5×5 lattice (a quick screen)
     grow_ring: float = 0.5  # the same on the refined 7×7 lattice
     grow_closed: int = 10  # ring squares closed on at least 3 sides
-    grow_max_drift: float = 0.2  # the refit 7×7 moving its 5×5 this far (squares) is on another lattice
+    grow_max_drift: float = 0.2  # the refit 7×7 moving its 5×5 more (squares) is on another lattice
 
 
 DEFAULT_SETTINGS = LocatorSettings()

@@ -332,6 +332,9 @@ def test_a_seven_by_seven_on_the_five_by_five_s_lattice_keeps_it_one_on_another_
     five = _frame(5, 3, 5, pitch)
     assert growth_drift(five, _frame(4, 2, 7, pitch), 1, 1) < 1e-9
     assert growth_drift(five, _frame(5, 3, 7, pitch), 0, 0) < 1e-9
+    beside = _frame(3, 3, 7, pitch)  # the 5×5 in the 7×7's top rows, two columns in: rows and columns apart
+    assert growth_drift(five, beside, 0, 2) < 1e-9
+    assert growth_drift(five, beside, 2, 0) > SETTINGS.grow_max_drift
     slid = np.array([[1, 0, 0.3 * pitch], [0, 1, 0], [0, 0, 1.0]]) @ _frame(4, 2, 7, pitch)
     assert abs(growth_drift(five, slid, 1, 1) - 0.3) < 1e-6
     wider = _frame(4, 2, 7, pitch) @ np.diag([1.1, 1.1, 1.0])
