@@ -276,10 +276,10 @@ def colour_swapped_copies(
     squares: SquareSet, boards: dict, plan: AugmentPlan, white_points: np.ndarray
 ) -> tuple[list[np.ndarray], list[int], list[np.ndarray]]:
     """One extra copy of every grassland and wheat square (returned as ``_augmented_crops`` returns its
-    copies), its colour moved
-    towards the other class's mean cast-free colour by a share of ``plan.colour_swap``: grassland from a warm
-    photo stays yellow-green with its own white taken out, so only the artwork reads it (docs/experiments.md,
-    "Grassland in wheat's colours"); wheat gets the same, so warmth does not become grassland's sign."""
+    copies), its colour moved towards the other class's mean cast-free colour by a share of
+    ``plan.colour_swap``: grassland from a warm photo stays yellow-green with its own white taken out, so only
+    the artwork reads it (docs/experiments.md, "Grassland in wheat's colours"); wheat gets the same, so warmth
+    does not become grassland's sign."""
     rng = np.random.default_rng(plan.seed + 5)
     terrains = np.array([LABELS[label].terrain for label in squares.labels])
     colours = cast_free_log_colours(squares.images, white_points)

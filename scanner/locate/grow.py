@@ -97,8 +97,8 @@ def _grown_by_placement(
 ) -> Grown | None:
     """The 7×7 window around the 5×5 that its lattice's placement prefers, refitted and judged; None when
     the placement keeps a 5×5, the refit moves the 5×5 off a ring without seams on its lattice, or the 7×7
-    fails the judge. Unsure when its ring is no ring of tiles by the
-    seams' own measure (docs/experiments.md, "A grown ring without seams is a doubt")."""
+    fails the judge. Unsure when its ring is no ring of tiles by the seams' own measure (docs/experiments.md,
+    "A grown ring without seams is a doubt")."""
     placement = place(work, grid_to_work, 5, GRID_SIZES, settings, described)
     if placement is None or placement.size != 7:
         return None
