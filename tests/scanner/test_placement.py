@@ -501,3 +501,22 @@ def test_one_preference_puts_the_kingdom_s_own_lattice_then_a_sure_frame_before_
     refused = verdict(0.9, 25, 0)
     refused.refusal = NoGridFound()
     assert preference(on_table, SETTINGS) > preference(refused, SETTINGS)
+
+
+def test_of_two_unsure_frames_the_less_doubted_is_preferred_whatever_the_score() -> None:
+    # two unsure frames of one kingdom (a 5×5 and a 7×7 in its outline, say): their doubts, not the score,
+    # say which is more likely the kingdom (docs/experiments.md, "The less doubted of two unsure frames")
+    def verdict(seams: float, outline: float, score: float) -> Verdict:
+        placement = Placement(0, 0, 5, score, 0.0, 0.0, 0)
+        return Verdict(
+            seam_support=seams, min_support=0.5, outline_support=outline, placement=placement, artwork=0.8
+        )
+
+    barely = verdict(0.56, 0.5, 20)  # its seams barely there, its outline mostly unseen
+    doubted = verdict(0.56, 0.9, 15)  # its seams barely there
+    assert barely.unsure(SETTINGS) and doubted.unsure(SETTINGS)
+    assert barely.doubt(SETTINGS) > doubted.doubt(SETTINGS) and barely.score > doubted.score
+    assert preference(doubted, SETTINGS) > preference(barely, SETTINGS)
+    sure = verdict(0.9, 0.9, 10)  # a sure frame still comes first, and among sure frames the score decides
+    assert preference(sure, SETTINGS) > preference(doubted, SETTINGS)
+    assert preference(verdict(0.9, 0.9, 12), SETTINGS) > preference(sure, SETTINGS)
