@@ -520,3 +520,18 @@ def test_of_two_unsure_frames_the_less_doubted_is_preferred_whatever_the_score()
     sure = verdict(0.9, 0.9, 10)  # a sure frame still comes first, and among sure frames the score decides
     assert preference(sure, SETTINGS) > preference(doubted, SETTINGS)
     assert preference(verdict(0.9, 0.9, 12), SETTINGS) > preference(sure, SETTINGS)
+
+
+def test_of_two_unsure_frames_the_one_more_on_its_seams_is_preferred_before_the_doubt() -> None:
+    # an outline's frame over a row of a board beside the kingdom (its placement doubts little: the board's
+    # cells pass for tiles) against a lattice frame on the kingdom's seams (docs/experiments.md, "A sure
+    # frame of the other size")
+    def verdict(seams: float, score: float, runner_up: float, outside: int) -> Verdict:
+        placement = Placement(0, 0, 5, score, 0.0, runner_up, outside)
+        return Verdict(seam_support=seams, min_support=0.5, placement=placement, artwork=0.8)
+
+    outline = verdict(0.62, 20, 15, 3)
+    seams = verdict(0.83, 18, 15, 7)
+    assert outline.unsure(SETTINGS) and seams.unsure(SETTINGS)
+    assert outline.doubt(SETTINGS) < seams.doubt(SETTINGS)
+    assert preference(seams, SETTINGS) > preference(outline, SETTINGS)
