@@ -9,7 +9,9 @@ kinds of evidence the judge weighs, and the 7×7 must then pass the judge:
 - seams: the ring of 24 squares it adds is made of tiles (seams on the same lattice, squares closed on
   most sides) and does not look like the table around it.
 A 7×7 grown by placement whose ring the seams would not have grown is returned unsure: a board or a cloth's
-stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles.
+stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles. A ring whose cells
+are one surface (far more alike one another than like the 5×5's squares: a board under the kingdom) is no
+ring of tiles at all, and grows nothing by placement (docs/experiments.md, "a ring that is one surface").
 A 7×7 kingdom continues its 5×5's own lattice. The seams growth screens its ring on that lattice before any
 refit (its refit is not checked again). A 7×7 grown by placement whose refit moves the 5×5's squares
 (``grow_max_drift``) must show its ring's seams on the 5×5's lattice as the screen does: else the refit has
