@@ -260,17 +260,22 @@ class Search:
         return candidate.verdict.score >= chosen.verdict.score and _same_kingdom(candidate, chosen)
 
     def _preferred(self, candidate: Candidate, chosen: Candidate) -> bool:
-        """Whether the judge prefers a frame of the same kingdom and grid size to an unsure chosen one
+        """Whether the judge prefers a frame of the same kingdom to an unsure chosen one
         (``search.preference``: on the kingdom's own lattice, sure, then the higher score), whichever
         attempt proposed each: a lattice fitted on a mat's lines across the kingdom loses to the outline
-        of the kingdom on the mat (docs/experiments.md, "One preference among frames of a kingdom")."""
-        if not chosen.verdict.unsure(self.settings) or candidate.size != chosen.size:
-            return False
+        of the kingdom on the mat (docs/experiments.md, "One preference among frames of a kingdom"). A
+        frame of the other grid size takes the place only when it is sure: a lattice of squares twice the
+        kingdom's, fitted in its outline, loses to the kingdom's own (docs/experiments.md, "A sure frame
+        of the other size"), while the doubts and scores of two unsure frames of different sizes weigh
+        different squares (a 5×5 window of a Mighty Duel kingdom is left to grow)."""
         settings = self.settings
+        if not chosen.verdict.unsure(settings):
+            return False
         ahead = generators.preference(candidate.verdict, settings) > generators.preference(
             chosen.verdict, settings
         )
-        return ahead and _same_kingdom(candidate, chosen)
+        sure = candidate.verdict.accepted and not candidate.verdict.unsure(settings)
+        return ahead and (candidate.size == chosen.size or sure) and _same_kingdom(candidate, chosen)
 
     def _off_centre(self, candidate: Candidate) -> float:
         middle = frame_middle(candidate.homography, candidate.size)
@@ -531,11 +536,12 @@ def _finish(search: Search, chosen: Candidate) -> Located:
             view.colour, view.gray, homography, size, view.grid, settings, described
         )
         # a window of the same size that the photo's placement barely prefers does not overrule a frame the
-        # search judged sure (a board or a cloth's stripes beside the kingdom pass for tiles there; docs/
-        # experiments.md, "... an unsure last look that keeps a sure frame")
-        sure = not verdict.unsure(settings)
+        # search judged sure, nor one on its own seams (a board or a cloth's stripes beside the kingdom pass
+        # for tiles there; docs/experiments.md, "... an unsure last look that keeps a sure frame", "A sure
+        # frame of the other size"): only an outline's frame below its seams is the placement's to move
+        kept = not verdict.unsure(settings) or verdict.seam_support >= verdict.min_support
         close = placement is not None and placement.runner_up_close(settings)
-        if placed_size != size or placed is homography or not (sure and close):
+        if placed_size != size or placed is homography or not (kept and close):
             homography, size = placed, placed_size
             verdict = Verdict(**{**verdict.__dict__, "placement": placement or verdict.placement})
     if size == 5 and view.grid == "auto":

@@ -9,7 +9,9 @@ kinds of evidence the judge weighs, and the 7×7 must then pass the judge:
 - seams: the ring of 24 squares it adds is made of tiles (seams on the same lattice, squares closed on
   most sides) and does not look like the table around it.
 A 7×7 grown by placement whose ring the seams would not have grown is returned unsure: a board or a cloth's
-stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles.
+stripes beside a 5×5 kingdom can pass for a ring of artwork, but not for a ring of tiles. A ring whose cells
+are one surface (far more alike one another than like the 5×5's squares: a board under the kingdom) is no
+ring of tiles at all, and grows nothing by placement (docs/experiments.md, "a ring that is one surface").
 A 7×7 kingdom continues its 5×5's own lattice. The seams growth screens its ring on that lattice before any
 refit (its refit is not checked again). A 7×7 grown by placement whose refit moves the 5×5's squares
 (``grow_max_drift``) must show its ring's seams on the 5×5's lattice as the screen does: else the refit has
@@ -27,7 +29,7 @@ import numpy as np
 from kingdomino.board import GRID_SIZES
 from scanner.geometry import frame_corners, moved_frame, square_px
 from scanner.locate.judge import beyond_image, judge_content, judge_geometry
-from scanner.locate.placement import place
+from scanner.locate.placement import REACH, describe_cells, place
 from scanner.locate.refine import refine, seam_support, side_hits
 from scanner.locate.settings import LocatorSettings
 
@@ -87,6 +89,22 @@ def _ring_of_tiles(sides: np.ndarray, settings: LocatorSettings) -> bool:
     return sides.mean() / 4 >= settings.grow_ring and (sides >= 3).sum() >= settings.grow_closed
 
 
+def _one_surface(descriptors: np.ndarray, rows: int, cols: int, settings: LocatorSettings) -> bool:
+    """Whether the ring a 7×7 window (its top-left square at (rows, cols) from the 5×5's) adds around the 5×5
+    is one surface: its cells (``describe_cells`` of the 5×5) far more alike one another than like the 5×5's
+    squares. A board under a 5×5 kingdom, unlike the table farther out, passes for a ring of artwork; a
+    Mighty Duel kingdom's outer squares differ from one another as much as from its middle (docs/
+    experiments.md, "a ring that is one surface")."""
+    block = descriptors[REACH + rows : REACH + rows + 7, REACH + cols : REACH + cols + 7]
+    ring = np.ones((7, 7), bool)
+    ring[-rows : 5 - rows, -cols : 5 - cols] = False
+    cells = block[ring]
+    middle = descriptors[REACH : REACH + 5, REACH : REACH + 5].reshape(-1, block.shape[-1])
+    among = np.linalg.norm(cells[:, None] - cells, axis=2)[~np.eye(len(cells), dtype=bool)]
+    across = np.linalg.norm(cells[:, None] - middle, axis=2)
+    return bool(np.median(among) < settings.grow_ring_spread * np.median(across))
+
+
 def _grown_by_placement(
     work: np.ndarray,
     gray: np.ndarray,
@@ -99,8 +117,11 @@ def _grown_by_placement(
     the placement keeps a 5×5, the refit moves the 5×5 off a ring without seams on its lattice, or the 7×7
     fails the judge. Unsure when its ring is no ring of tiles by the seams' own measure (docs/experiments.md,
     "A grown ring without seams is a doubt")."""
+    described = describe_cells(work, grid_to_work, 5, settings) if described is None else described
     placement = place(work, grid_to_work, 5, GRID_SIZES, settings, described)
     if placement is None or placement.size != 7:
+        return None
+    if _one_surface(described[0], placement.rows, placement.cols, settings):
         return None
     window = moved_frame(grid_to_work, placement.rows, placement.cols)
     grown = window

@@ -489,14 +489,18 @@ def judged_best(tried: list[tuple[Found, float]], settings: LocatorSettings) -> 
     return max(tried, key=lambda item: preference(item[0].verdict, settings))
 
 
-def preference(verdict: Verdict, settings: LocatorSettings) -> tuple[bool, bool, bool, bool, float, float]:
+def preference(
+    verdict: Verdict, settings: LocatorSettings
+) -> tuple[bool, bool, bool, bool, float, float, float]:
     """How much the judge prefers a frame to other frames of the same kingdom, whatever proposed them:
     accepted, then on the kingdom's own lattice (not the table's: tiles just outside it, squares like the
     table around it), then sure (an unsure frame may be misplaced: seams barely there, another window of
     its lattice nearly as much the kingdom, tiles beside it), then on its seams alone (not only on the
     placement's credit: docs/experiments.md, "The lattice of the seams inside the artwork's blob"), then,
-    between two unsure frames, the less doubted (docs/experiments.md, "The less doubted of two unsure
-    frames"), then the higher score."""
+    between two unsure frames, the one more on its seams (the placement's doubts of an outline's frame are
+    of the very contrast its outline was drawn on, and a board or a blurred table beside the kingdom passes
+    for tiles: docs/experiments.md, "A sure frame of the other size"), then the less doubted (docs/
+    experiments.md, "The less doubted of two unsure frames"), then the higher score."""
     accepted = verdict.accepted
     sure = accepted and not verdict.unsure(settings)
     return (
@@ -504,6 +508,7 @@ def preference(verdict: Verdict, settings: LocatorSettings) -> tuple[bool, bool,
         accepted and not table_lattice(verdict, settings),
         sure,
         accepted and verdict.seam_support >= verdict.min_support,
+        0.0 if sure or not accepted else verdict.seam_support,
         0.0 if sure or not accepted else -verdict.doubt(settings),
         verdict.score,
     )

@@ -137,6 +137,7 @@ class LocatorSettings:
     grow_ring: float = 0.5  # the same on the refined 7×7 lattice
     grow_closed: int = 10  # ring squares closed on at least 3 sides
     grow_max_drift: float = 0.2  # the refit 7×7 moving its 5×5 more (squares) is on another lattice
+    grow_ring_spread: float = 0.5  # ring cells nearer one another than this share of the middle: a surface
 
 
 DEFAULT_SETTINGS = LocatorSettings()

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.geometry import frame_corners, frame_homography
+from scanner.geometry import frame_corners, frame_homography, moved_frame
 from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven, growth_drift, ring_sides
@@ -298,10 +298,12 @@ def test_a_frame_s_cells_described_once_place_and_grow_it_as_described_anew(seve
     assert handed is not None and (bare is None or bare.score != handed.score)
 
 
-def test_a_five_by_five_kingdom_grown_over_a_wooden_board_is_an_unsure_seven_by_seven() -> None:
+def test_a_five_by_five_kingdom_on_a_wooden_board_is_not_grown_over_it() -> None:
     # a 5×5 of real squares on a grained board a little larger than a 7×7 around it, on a plain cloth: the
-    # board's cells are artwork unlike the cloth, so the placement grows the kingdom over them, but the ring
-    # it adds holds no seams but the kingdom's own edge (outside dev 200274: a board on gingham)
+    # board's cells are artwork unlike the cloth, so the placement prefers a 7×7 over them, but the ring it
+    # would add holds no seams but the kingdom's own edge (outside dev 200274: a board on gingham) and its
+    # cells are one surface, alike one another and unlike the kingdom's squares (outside dev 200042: docs/
+    # experiments.md, "a ring that is one surface"): no 7×7 grows
     pitch = 100
     rng = np.random.default_rng(3)
     photo = np.clip(np.full((1200, 1600, 3), (200, 205, 210)) + rng.normal(0, 3, (1200, 1600, 3)), 0, 255)
@@ -321,8 +323,8 @@ def test_a_five_by_five_kingdom_grown_over_a_wooden_board_is_an_unsure_seven_by_
     grown = grow_to_seven(
         photo, gray, _frame(5, 3, 5, pitch), False, SETTINGS, border_colours(photo, SETTINGS)
     )
-    assert grown is not None and grown.unsure
-    assert ring_sides(gray, grown.homography, 1, 1).mean() / 4 < SETTINGS.grow_ring
+    assert grown is None
+    assert ring_sides(gray, moved_frame(_frame(5, 3, 5, pitch), -1, -1), 1, 1).mean() / 4 < SETTINGS.grow_ring
 
 
 def test_a_seven_by_seven_on_the_five_by_five_s_lattice_keeps_it_one_on_another_lattice_moves_it() -> None:
@@ -520,3 +522,18 @@ def test_of_two_unsure_frames_the_less_doubted_is_preferred_whatever_the_score()
     sure = verdict(0.9, 0.9, 10)  # a sure frame still comes first, and among sure frames the score decides
     assert preference(sure, SETTINGS) > preference(doubted, SETTINGS)
     assert preference(verdict(0.9, 0.9, 12), SETTINGS) > preference(sure, SETTINGS)
+
+
+def test_of_two_unsure_frames_the_one_more_on_its_seams_is_preferred_before_the_doubt() -> None:
+    # an outline's frame over a row of a board beside the kingdom (its placement doubts little: the board's
+    # cells pass for tiles) against a lattice frame on the kingdom's seams (docs/experiments.md, "A sure
+    # frame of the other size")
+    def verdict(seams: float, score: float, runner_up: float, outside: int) -> Verdict:
+        placement = Placement(0, 0, 5, score, 0.0, runner_up, outside)
+        return Verdict(seam_support=seams, min_support=0.5, placement=placement, artwork=0.8)
+
+    outline = verdict(0.62, 20, 15, 3)
+    seams = verdict(0.83, 18, 15, 7)
+    assert outline.unsure(SETTINGS) and seams.unsure(SETTINGS)
+    assert outline.doubt(SETTINGS) < seams.doubt(SETTINGS)
+    assert preference(seams, SETTINGS) > preference(outline, SETTINGS)
