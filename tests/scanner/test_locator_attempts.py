@@ -97,10 +97,12 @@ def test_the_segments_unlike_the_table_are_looked_at_before_the_windows() -> Non
 def test_a_kingdom_on_a_strong_gingham_is_found_on_the_segments_unlike_the_cloth() -> None:
     # a dev photo of the independent generator (a dim 5×5 on a strong gingham): the cloth's lattice out-votes
     # the kingdom's seams in the whole photo and in every window, which spent the budget before the segments
-    # unlike the cloth were looked at (docs/experiments.md, "Segments unlike the table before the windows")
+    # unlike the cloth were looked at (docs/experiments.md, "Segments unlike the table before the windows").
+    # Whether a later attempt's frame of the same kingdom then takes its place depends on how far the
+    # processor budget reaches on the machine, so the test asks that the segments found it, not who kept it.
     located, error = _outside_dev_five(200066)
     assert error < 0.25, (error, located.path)
-    assert located.found_by == "unlike_table", located.path
+    assert "unlike_table=accepted" in located.path, located.path
 
 
 @pytest.mark.slow
