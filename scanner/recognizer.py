@@ -53,10 +53,14 @@ from scanner.table import (
 from scanner.tall import (
     CASTLE_HEIGHT,
     LEAN_COVER,
+    PIECE_HEIGHT,
     Leaning,
+    camera_from_homography,
     castle_leaning,
     hidden_neighbours,
+    leans,
     soften_hidden,
+    standing_pieces,
     visible_part,
 )
 
@@ -96,6 +100,7 @@ UNFAMILIAR_SHARE = 0.2
 GLARE_LEVEL = 225
 GLARE_SHARE = 0.1
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
+PIECE_NOTE = "a piece stands on {count} square(s): they were read from what it leaves visible; check them"
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,11 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
+    #: squares a piece (a king) stands on are found by its silhouette (scanner.tall.standing_pieces),
+    #: flagged, and read from the side it leaves visible: the two readings' log probabilities mixed with
+    #: this weight on the visible side's
+    pieces: bool = True
+    piece_visible: float = 1.0
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0
@@ -153,6 +163,7 @@ class ReadingDetails:
     changed: np.ndarray | None = None  # (N, N) bool: the decoder overruled the weighed reading
     orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
     review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
+    pieces: np.ndarray | None = None  # (N, N) bool: a piece stands on the square (scanner.tall)
 
 
 #: The rules of review_reasons, by name.
@@ -165,6 +176,7 @@ REVIEW_RULES = (
     "castle_taken",
     "castle_leaned",
     "castle_behind",
+    "piece",
 )
 
 
@@ -200,6 +212,8 @@ def review_reasons(
             & (details.margins < settings.table_like_margin)
         )
     reasons.update(_castle_reasons(kingdom, details, settings))
+    # a piece stands on the square: what it hides may be anything
+    reasons["piece"] = none if details.pieces is None else details.pieces & ~read_empty
     return reasons
 
 
@@ -503,6 +517,9 @@ class KingdomScanner:
         if frame.details is not None:  # the decoder's margin and each review rule apart, for the flag reports
             reasons["margin"] = frame.details.margins < self.reading.flag_margin
             reasons.update({f"review_{name}": flags for name, flags in (frame.details.review or {}).items()})
+        pieces = (frame.details.review or {}).get("piece") if frame.details is not None else None
+        if pieces is not None and pieces.any():
+            frame.notes.append(PIECE_NOTE.format(count=int(pieces.sum())))
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
@@ -571,15 +588,19 @@ class KingdomScanner:
         likeness = None if lab is None else pattern_likeness(image, homography, n, lab)
         if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
-        probabilities = weigh_empty(raw, evidence)
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
-        t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
+        t0 = (
+            time.perf_counter()
+        )  # the pieces and the castle's lean are part of reading what the classifier saw
+        raw, occluded = self._pieces(crops, raw, rectified, homography, image.shape)
+        probabilities = weigh_empty(raw, evidence)
         cover, leaning = castle_leaning(
             probabilities, rectified, homography, image.shape, settings.castle_height
         )
+        hidden_by = np.maximum(leaning.hidden, occluded)
         weighed = soften_hidden(
-            leaning.probabilities, leaning.hidden, settings.hidden_share, settings.hidden_soften
+            leaning.probabilities, hidden_by, settings.hidden_share, settings.hidden_soften
         )
         timings["classify"] += time.perf_counter() - t0
 
@@ -592,7 +613,7 @@ class KingdomScanner:
         )
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             raw, weighed, solved = self._decode_visible(
-                crops, raw, evidence, leaning, hidden, castle, timings
+                crops, raw, evidence, leaning, hidden, castle, timings, hidden_by
             )
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
@@ -606,6 +627,7 @@ class KingdomScanner:
             leaning=leaning,
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
+            pieces=occluded > 0,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | _union(details.review)
@@ -621,8 +643,10 @@ class KingdomScanner:
         hidden: list,
         castle: tuple[int, int],
         timings: dict[str, float],
+        hidden_by: np.ndarray,
     ) -> tuple:
-        """(raw, weighed, solved) again with the squares the castle hides read from their visible part."""
+        """(raw, weighed, solved) again with the squares the castle hides read from their visible part;
+        ``hidden_by``: the share of each square the castle or a piece may hide."""
         t0 = time.perf_counter()
         raw = self._read_visible(crops, raw, hidden, castle)
         probabilities = weigh_empty(raw, evidence)
@@ -631,7 +655,7 @@ class KingdomScanner:
         )
         probabilities /= probabilities.sum(axis=-1, keepdims=True)
         weighed = soften_hidden(
-            probabilities, leaning.hidden, self.reading.hidden_share, self.reading.hidden_soften
+            probabilities, hidden_by, self.reading.hidden_share, self.reading.hidden_soften
         )
         timings["classify"] += time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -639,20 +663,46 @@ class KingdomScanner:
         timings["decode_score"] += time.perf_counter() - t0
         return raw, weighed, solved
 
+    def _pieces(
+        self, crops: list, raw: np.ndarray, rectified: np.ndarray, homography: np.ndarray, shape: tuple
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(``raw`` with the squares a piece stands on read from the side it leaves visible, the (N, N)
+        share of each square a piece hides): the squares read as a tile are looked at."""
+        n = raw.shape[0]
+        occluded = np.zeros((n, n))
+        if not self.reading.pieces:
+            return raw, occluded
+        tiles = ~np.isin(raw.argmax(axis=-1), (EMPTY_LABEL, CASTLE_LABEL))
+        cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(tiles), strict=True)]
+        lean = leans(camera_from_homography(homography, shape), n, PIECE_HEIGHT)
+        pieces = standing_pieces(rectified, lean, cells) if cells else {}
+        for cell, piece in pieces.items():
+            occluded[cell] = piece.share
+        weight = self.reading.piece_visible
+        if pieces and weight > 0:
+            visible = self._read_visible(
+                crops, raw, [(r, c, p.share, p.away) for (r, c), p in pieces.items()]
+            )
+            raw = np.maximum(raw, 1e-12) ** (1.0 - weight) * np.maximum(visible, 1e-12) ** weight
+            raw /= raw.sum(axis=-1, keepdims=True)
+        return raw, occluded
+
     def _read_visible(
-        self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int]
+        self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int] | None = None
     ) -> np.ndarray:
-        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part."""
+        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part;
+        without ``castle``, ``hidden`` gives each square's side away from what hides it."""
         n = raw.shape[0]
         visible = [
-            visible_part(crops[r * n + c], (r - castle[0], c - castle[1]), share) for r, c, share in hidden
+            visible_part(crops[r * n + c], (r - castle[0], c - castle[1]) if castle else away[0], share)
+            for r, c, share, *away in hidden
         ]
         try:  # the other squares light the photo as they did when first read
             again = np.asarray(self.classifier.predict_proba(visible, photo=True, context=crops), dtype=float)
         except Exception as error:
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         raw = raw.copy()
-        for (r, c, _), reread in zip(hidden, again, strict=True):
+        for (r, c, *_), reread in zip(hidden, again, strict=True):
             reread = reread.copy()
             reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
             raw[r, c] = reread / reread.sum()
