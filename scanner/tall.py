@@ -411,7 +411,7 @@ class _Seen:
     """The silhouette of a piece's best footprint as the rectified frame shows it (see _piece_view)."""
 
     shares: list[float | None]  # near its colour on the square, beyond it; the rest away from it
-    colour: np.ndarray  # its colour (weighed Lab)
+    colour: np.ndarray  # its median colour (weighed Lab)
     on_square: np.ndarray  # (px, px) bool: where it covers its own square
 
 
@@ -419,8 +419,8 @@ def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int
     """standing_evidence's shares for a piece on ``cell`` (``lab``: the frame at ``px`` per square, its
     lightness weighed), every footprint of PIECE_SHIFTS at once: the silhouette's part on the square and
     beyond it near its colour, and the rest of the square and of the squares it enters away from it; the
-    footprint whose smallest share is largest. Its colour is the mean of the pixels near the mean (a
-    fringe of print does not move it). None when no footprint shows enough of itself to tell."""
+    footprint whose smallest share is largest. Its colour is the silhouette's median. None when no
+    footprint shows enough of itself to tell."""
     row0, col0 = max(cell[0] - 1, 0), max(cell[1] - 1, 0)  # a piece leans at most 0.9 squares
     rows, cols = min(cell[0] + 2, n) - row0, min(cell[1] + 2, n) - col0
     pixels = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px].reshape(-1, 3)
@@ -431,13 +431,8 @@ def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int
     r, c = (cell[0] - row0) * px, (cell[1] - col0) * px
     own[r : r + px, c : c + px] = True
     own = own.ravel()
-    norms = (pixels**2).sum(axis=1)
-    weights = inside.astype(np.float32)
-    colour = weights @ pixels / np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
-    near = _near_all(pixels, norms, colour)
-    weights = (inside & near).astype(np.float32)
-    colour = weights @ pixels / np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
-    near = _near_all(pixels, norms, colour)
+    colour = np.stack([np.median(pixels[mask], axis=0) if mask.any() else np.zeros(3) for mask in inside])
+    near = _near_all(pixels, (pixels**2).sum(axis=1), colour.astype(np.float32))
     # the squares it enters beside the silhouette, its own among them
     entered = np.count_nonzero(inside.reshape(-1, rows, px, cols, px), axis=(2, 4)) >= px
     entered[:, cell[0] - row0, cell[1] - col0] = True
