@@ -27,7 +27,7 @@ from scanner.by_hand import given_corners, located_by_hand
 from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
 from scanner.geometry import frame_corners, moved_frame, square_px
-from scanner.imageio import DECODE_MAX_SIDE, load_photo
+from scanner.imageio import DECODE_MAX_SIDE, array_photo, load_photo
 from scanner.locate import (
     DEFAULT_SETTINGS,
     FrameUnreliable,
@@ -53,14 +53,11 @@ from scanner.table import (
 from scanner.tall import (
     CASTLE_HEIGHT,
     LEAN_COVER,
-    PIECE_HEIGHT,
     Leaning,
-    camera_from_homography,
     castle_leaning,
     hidden_neighbours,
-    leans,
+    pieces_on_tiles,
     soften_hidden,
-    standing_pieces,
     visible_part,
 )
 
@@ -125,10 +122,9 @@ class ReadingSettings:
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
     #: squares a piece (a king) stands on are found by its silhouette (scanner.tall.standing_pieces),
-    #: flagged, and read from the side it leaves visible: the two readings' log probabilities mixed with
-    #: this weight on the visible side's
+    #: flagged, softened like hidden squares and read from the side it leaves visible
     pieces: bool = True
-    piece_visible: float = 1.0
+    piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0
@@ -212,7 +208,6 @@ def review_reasons(
             & (details.margins < settings.table_like_margin)
         )
     reasons.update(_castle_reasons(kingdom, details, settings))
-    # a piece stands on the square: what it hides may be anything
     reasons["piece"] = none if details.pieces is None else details.pieces & ~read_empty
     return reasons
 
@@ -363,7 +358,7 @@ def _photo(source: str | Path | bytes | np.ndarray, name: str | None) -> tuple:
     """(image, grayscale, label, to_original, scale) of a photo file, its bytes or a BGR array; ``scale``:
     pixels of the decoded image per pixel of the original photo."""
     if isinstance(source, np.ndarray):
-        return _array_photo(source), False, name or "<image>", None, 1.0
+        return array_photo(source), False, name or "<image>", None, 1.0
     photo = load_photo(source, max_side=DECODE_MAX_SIDE, name=name)
     return photo.image, photo.grayscale, name or photo.source, photo.to_original, photo.scale
 
@@ -590,18 +585,14 @@ class KingdomScanner:
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
-        t0 = (
-            time.perf_counter()
-        )  # the pieces and the castle's lean are part of reading what the classifier saw
+        t0 = time.perf_counter()  # pieces and the castle's lean are part of reading the squares
         raw, occluded = self._pieces(crops, raw, rectified, homography, image.shape)
         probabilities = weigh_empty(raw, evidence)
         cover, leaning = castle_leaning(
             probabilities, rectified, homography, image.shape, settings.castle_height
         )
-        hidden_by = np.maximum(leaning.hidden, occluded)
-        weighed = soften_hidden(
-            leaning.probabilities, hidden_by, settings.hidden_share, settings.hidden_soften
-        )
+        covered = np.maximum(leaning.hidden, occluded)  # by the castle or a piece
+        weighed = soften_hidden(leaning.probabilities, covered, settings.hidden_share, settings.hidden_soften)
         timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -613,7 +604,7 @@ class KingdomScanner:
         )
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             raw, weighed, solved = self._decode_visible(
-                crops, raw, evidence, leaning, hidden, castle, timings, hidden_by
+                crops, raw, evidence, replace(leaning, hidden=covered), hidden, castle, timings
             )
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
@@ -643,10 +634,8 @@ class KingdomScanner:
         hidden: list,
         castle: tuple[int, int],
         timings: dict[str, float],
-        hidden_by: np.ndarray,
     ) -> tuple:
-        """(raw, weighed, solved) again with the squares the castle hides read from their visible part;
-        ``hidden_by``: the share of each square the castle or a piece may hide."""
+        """(raw, weighed, solved) again with the squares the castle hides read from what it leaves visible."""
         t0 = time.perf_counter()
         raw = self._read_visible(crops, raw, hidden, castle)
         probabilities = weigh_empty(raw, evidence)
@@ -655,7 +644,7 @@ class KingdomScanner:
         )
         probabilities /= probabilities.sum(axis=-1, keepdims=True)
         weighed = soften_hidden(
-            probabilities, hidden_by, self.reading.hidden_share, self.reading.hidden_soften
+            probabilities, leaning.hidden, self.reading.hidden_share, self.reading.hidden_soften
         )
         timings["classify"] += time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -663,35 +652,22 @@ class KingdomScanner:
         timings["decode_score"] += time.perf_counter() - t0
         return raw, weighed, solved
 
-    def _pieces(
-        self, crops: list, raw: np.ndarray, rectified: np.ndarray, homography: np.ndarray, shape: tuple
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(``raw`` with the squares a piece stands on read from the side it leaves visible, the (N, N)
-        share of each square a piece hides): the squares read as a tile are looked at."""
-        n = raw.shape[0]
-        occluded = np.zeros((n, n))
-        if not self.reading.pieces:
-            return raw, occluded
-        tiles = ~np.isin(raw.argmax(axis=-1), (EMPTY_LABEL, CASTLE_LABEL))
-        cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(tiles), strict=True)]
-        lean = leans(camera_from_homography(homography, shape), n, PIECE_HEIGHT)
-        pieces = standing_pieces(rectified, lean, cells) if cells else {}
+    def _pieces(self, crops: list, raw: np.ndarray, rectified: np.ndarray, homography, shape) -> tuple:
+        """(``raw`` with the squares a piece stands on (tall.pieces_on_tiles) read from the side it leaves
+        visible, the share of each square a piece hides)."""
+        occluded = np.zeros(raw.shape[:2])
+        pieces = pieces_on_tiles(rectified, homography, shape, raw) if self.reading.pieces else {}
         for cell, piece in pieces.items():
             occluded[cell] = piece.share
-        weight = self.reading.piece_visible
-        if pieces and weight > 0:
-            visible = self._read_visible(
-                crops, raw, [(r, c, p.share, p.away) for (r, c), p in pieces.items()]
-            )
-            raw = np.maximum(raw, 1e-12) ** (1.0 - weight) * np.maximum(visible, 1e-12) ** weight
-            raw /= raw.sum(axis=-1, keepdims=True)
+        if pieces and self.reading.piece_visible:
+            raw = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
         return raw, occluded
 
     def _read_visible(
         self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int] | None = None
     ) -> np.ndarray:
-        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part;
-        without ``castle``, ``hidden`` gives each square's side away from what hides it."""
+        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part (no
+        ``castle``: each of ``hidden`` gives the side away from what hides it)."""
         n = raw.shape[0]
         visible = [
             visible_part(crops[r * n + c], (r - castle[0], c - castle[1]) if castle else away[0], share)
@@ -822,11 +798,3 @@ def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
 
 def _tiles(kingdom: Kingdom) -> int:
     return sum(square.terrain != Terrain.EMPTY for _, square in kingdom.cells())
-
-
-def _array_photo(image: np.ndarray) -> np.ndarray:
-    if image.ndim == 2:
-        image = np.repeat(image[..., None], 3, axis=2)
-    if image.ndim != 3 or image.shape[2] < 3 or image.dtype != np.uint8:
-        raise ScanError("the image must be an 8-bit colour (BGR) array")
-    return np.ascontiguousarray(image[:, :, :3])

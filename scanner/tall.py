@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kingdomino.labels import CASTLE_LABEL
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL
 
 #: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
 CASTLE_HEIGHT = 0.7
@@ -404,6 +404,22 @@ def standing_pieces(
         away = max(free, key=free.get)
         pieces[cell] = Piece(float(coherent), away, float(1.0 - free[away] / px))
     return pieces
+
+
+def pieces_on_tiles(
+    rectified: np.ndarray, homography: np.ndarray, image_shape: tuple, probabilities: np.ndarray
+) -> dict[tuple[int, int], Piece]:
+    """standing_pieces of the squares ``probabilities`` (N, N, labels) read as a tile (not the castle, not
+    the table), in the rectified frame seen through ``homography`` (grid -> image) in a photo of
+    ``image_shape``."""
+    n = probabilities.shape[0]
+    tiles = ~np.isin(probabilities.argmax(axis=-1), (EMPTY_LABEL, CASTLE_LABEL))
+    cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(tiles), strict=True)]
+    if not cells:
+        return {}
+    return standing_pieces(
+        rectified, leans(camera_from_homography(homography, image_shape), n, PIECE_HEIGHT), cells
+    )
 
 
 @dataclass(frozen=True)
