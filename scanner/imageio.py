@@ -29,7 +29,7 @@ import cv2  # noqa: E402
 import pillow_heif  # noqa: E402
 from PIL import Image, UnidentifiedImageError  # noqa: E402
 
-from scanner.errors import PhotoError  # noqa: E402
+from scanner.errors import PhotoError, ScanError  # noqa: E402
 
 pillow_heif.register_heif_opener()
 # Our limit (MAX_PIXELS) is below Pillow's warning threshold, so its warning only ever repeats a refusal.
@@ -116,6 +116,15 @@ def load_photo(source: str | Path | bytes, *, max_side: int | None = None, name:
         raise PhotoError("not enough memory to open this photo; try a smaller one") from None
     except Exception:  # noqa: BLE001 - a damaged file may trip any decoder path; the player needs one line
         raise PhotoError("the photo file is damaged and cannot be decoded") from None
+
+
+def array_photo(image: np.ndarray) -> np.ndarray:
+    """A BGR (or grey) uint8 array handed in instead of a photo file, as three contiguous channels."""
+    if image.ndim == 2:
+        image = np.repeat(image[..., None], 3, axis=2)
+    if image.ndim != 3 or image.shape[2] < 3 or image.dtype != np.uint8:
+        raise ScanError("the image must be an 8-bit colour (BGR) array")
+    return np.ascontiguousarray(image[:, :, :3])
 
 
 def check_photo(source: bytes, *, max_side: int | None = None) -> None:

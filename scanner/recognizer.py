@@ -27,7 +27,7 @@ from scanner.by_hand import given_corners, located_by_hand
 from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
 from scanner.geometry import frame_corners, moved_frame, square_px
-from scanner.imageio import DECODE_MAX_SIDE, load_photo
+from scanner.imageio import DECODE_MAX_SIDE, array_photo, load_photo
 from scanner.locate import (
     DEFAULT_SETTINGS,
     FrameUnreliable,
@@ -56,6 +56,7 @@ from scanner.tall import (
     Leaning,
     castle_leaning,
     hidden_neighbours,
+    pieces_on_tiles,
     soften_hidden,
     visible_part,
 )
@@ -96,6 +97,7 @@ UNFAMILIAR_SHARE = 0.2
 GLARE_LEVEL = 225
 GLARE_SHARE = 0.1
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
+PIECE_NOTE = "a piece stands on {count} square(s): they were read from what it leaves visible; check them"
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,10 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
+    #: squares a piece (a king) stands on are found by its silhouette (scanner.tall.standing_pieces),
+    #: flagged, softened like hidden squares and read from the side it leaves visible
+    pieces: bool = True
+    piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0
@@ -153,6 +159,7 @@ class ReadingDetails:
     changed: np.ndarray | None = None  # (N, N) bool: the decoder overruled the weighed reading
     orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
     review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
+    pieces: np.ndarray | None = None  # (N, N) bool: a piece stands on the square (scanner.tall)
 
 
 #: The rules of review_reasons, by name.
@@ -165,6 +172,7 @@ REVIEW_RULES = (
     "castle_taken",
     "castle_leaned",
     "castle_behind",
+    "piece",
 )
 
 
@@ -200,6 +208,7 @@ def review_reasons(
             & (details.margins < settings.table_like_margin)
         )
     reasons.update(_castle_reasons(kingdom, details, settings))
+    reasons["piece"] = none if details.pieces is None else details.pieces & ~read_empty
     return reasons
 
 
@@ -349,7 +358,7 @@ def _photo(source: str | Path | bytes | np.ndarray, name: str | None) -> tuple:
     """(image, grayscale, label, to_original, scale) of a photo file, its bytes or a BGR array; ``scale``:
     pixels of the decoded image per pixel of the original photo."""
     if isinstance(source, np.ndarray):
-        return _array_photo(source), False, name or "<image>", None, 1.0
+        return array_photo(source), False, name or "<image>", None, 1.0
     photo = load_photo(source, max_side=DECODE_MAX_SIDE, name=name)
     return photo.image, photo.grayscale, name or photo.source, photo.to_original, photo.scale
 
@@ -503,6 +512,9 @@ class KingdomScanner:
         if frame.details is not None:  # the decoder's margin and each review rule apart, for the flag reports
             reasons["margin"] = frame.details.margins < self.reading.flag_margin
             reasons.update({f"review_{name}": flags for name, flags in (frame.details.review or {}).items()})
+        pieces = (frame.details.review or {}).get("piece") if frame.details is not None else None
+        if pieces is not None and pieces.any():
+            frame.notes.append(PIECE_NOTE.format(count=int(pieces.sum())))
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
@@ -571,16 +583,16 @@ class KingdomScanner:
         likeness = None if lab is None else pattern_likeness(image, homography, n, lab)
         if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
-        probabilities = weigh_empty(raw, evidence)
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
-        t0 = time.perf_counter()  # the castle's lean is part of reading what the classifier saw
+        t0 = time.perf_counter()  # pieces and the castle's lean are part of reading the squares
+        raw, occluded = self._pieces(crops, raw, rectified, homography, image.shape)
+        probabilities = weigh_empty(raw, evidence)
         cover, leaning = castle_leaning(
             probabilities, rectified, homography, image.shape, settings.castle_height
         )
-        weighed = soften_hidden(
-            leaning.probabilities, leaning.hidden, settings.hidden_share, settings.hidden_soften
-        )
+        covered = np.maximum(leaning.hidden, occluded)  # by the castle or a piece
+        weighed = soften_hidden(leaning.probabilities, covered, settings.hidden_share, settings.hidden_soften)
         timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -592,7 +604,7 @@ class KingdomScanner:
         )
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             raw, weighed, solved = self._decode_visible(
-                crops, raw, evidence, leaning, hidden, castle, timings
+                crops, raw, evidence, replace(leaning, hidden=covered), hidden, castle, timings
             )
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
@@ -606,6 +618,7 @@ class KingdomScanner:
             leaning=leaning,
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
+            pieces=occluded > 0,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | _union(details.review)
@@ -622,7 +635,7 @@ class KingdomScanner:
         castle: tuple[int, int],
         timings: dict[str, float],
     ) -> tuple:
-        """(raw, weighed, solved) again with the squares the castle hides read from their visible part."""
+        """(raw, weighed, solved) again with the squares the castle hides read from what it leaves visible."""
         t0 = time.perf_counter()
         raw = self._read_visible(crops, raw, hidden, castle)
         probabilities = weigh_empty(raw, evidence)
@@ -639,20 +652,33 @@ class KingdomScanner:
         timings["decode_score"] += time.perf_counter() - t0
         return raw, weighed, solved
 
+    def _pieces(self, crops: list, raw: np.ndarray, rectified: np.ndarray, homography, shape) -> tuple:
+        """(``raw`` with the squares a piece stands on (tall.pieces_on_tiles) read from the side it leaves
+        visible, the share of each square a piece hides)."""
+        occluded = np.zeros(raw.shape[:2])
+        pieces = pieces_on_tiles(rectified, homography, shape, raw) if self.reading.pieces else {}
+        for cell, piece in pieces.items():
+            occluded[cell] = piece.share
+        if pieces and self.reading.piece_visible:
+            raw = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
+        return raw, occluded
+
     def _read_visible(
-        self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int]
+        self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int] | None = None
     ) -> np.ndarray:
-        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part."""
+        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part (no
+        ``castle``: each of ``hidden`` gives the side away from what hides it)."""
         n = raw.shape[0]
         visible = [
-            visible_part(crops[r * n + c], (r - castle[0], c - castle[1]), share) for r, c, share in hidden
+            visible_part(crops[r * n + c], (r - castle[0], c - castle[1]) if castle else away[0], share)
+            for r, c, share, *away in hidden
         ]
         try:  # the other squares light the photo as they did when first read
             again = np.asarray(self.classifier.predict_proba(visible, photo=True, context=crops), dtype=float)
         except Exception as error:
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         raw = raw.copy()
-        for (r, c, _), reread in zip(hidden, again, strict=True):
+        for (r, c, *_), reread in zip(hidden, again, strict=True):
             reread = reread.copy()
             reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
             raw[r, c] = reread / reread.sum()
@@ -772,11 +798,3 @@ def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
 
 def _tiles(kingdom: Kingdom) -> int:
     return sum(square.terrain != Terrain.EMPTY for _, square in kingdom.cells())
-
-
-def _array_photo(image: np.ndarray) -> np.ndarray:
-    if image.ndim == 2:
-        image = np.repeat(image[..., None], 3, axis=2)
-    if image.ndim != 3 or image.shape[2] < 3 or image.dtype != np.uint8:
-        raise ScanError("the image must be an 8-bit colour (BGR) array")
-    return np.ascontiguousarray(image[:, :, :3])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kingdomino.labels import CASTLE_LABEL
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL
 
 #: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
 CASTLE_HEIGHT = 0.7
@@ -242,9 +242,12 @@ STANDING_LIGHTNESS = 0.4
 STANDING_TOLERANCE = 14.0
 
 
-def _outline(lean: np.ndarray, cell: tuple[int, int], inset: float) -> np.ndarray:
-    """(8, 2) grid points (x, y) whose hull is the silhouette of a box standing on ``cell``."""
-    row, col = cell
+def _outline(
+    lean: np.ndarray, cell: tuple[int, int], inset: float, shift: tuple[float, float] = (0.0, 0.0)
+) -> np.ndarray:
+    """(8, 2) grid points (x, y) whose hull is the silhouette of a box standing on ``cell``, its footprint
+    moved ``shift`` (x, y) grid units from the square's middle."""
+    row, col = cell[0] + shift[1], cell[1] + shift[0]
     lo, hi = np.array([col + inset, row + inset]), np.array([col + 1 - inset, row + 1 - inset])
     footprint = np.array([lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]])
     return np.r_[footprint, footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)]
@@ -257,15 +260,17 @@ def silhouette(
     px: int,
     inset: float = CASTLE_INSET,
     window: tuple[int, int, int, int] | None = None,
+    shift: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
     """uint8 mask, in the rectified frame at ``px`` pixels per square, of where a box standing on ``cell``
     (footprint inset by ``inset``) shows when its top is seen ``lean`` (x, y) grid units away: the hull
     of its footprint and the footprint moved by the lean, as covered_shares counts it. ``window``: (first
-    row, first column, rows, columns) of squares the mask covers; the whole frame by default."""
+    row, first column, rows, columns) of squares the mask covers; the whole frame by default; ``shift``:
+    the footprint moved (x, y) grid units from the square's middle."""
     import cv2
 
     row0, col0, rows, cols = window or (0, 0, grid_size, grid_size)
-    points = (_outline(lean, cell, inset) - [col0, row0]) * px * 4
+    points = (_outline(lean, cell, inset, shift) - [col0, row0]) * px * 4
     hull = cv2.convexHull(np.round(points).astype(np.int32))
     mask = np.zeros((rows * px, cols * px), np.uint8)
     cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
@@ -333,6 +338,143 @@ def castle_leaning(
     candidates = standing_candidates(probabilities, cover, CASTLE_LABEL)
     standing = standing_evidence(rectified, lean, candidates) if candidates else None
     return cover, lean_castle(probabilities, cover, CASTLE_LABEL, standing)
+
+
+#: A piece a player stands on a square (the king meeple) is about this many squares tall: lower than any
+#: king, so its silhouette stays inside the piece (docs/experiments.md, "A piece standing on a square").
+PIECE_HEIGHT = 0.6
+#: Its footprint leaves this share of its square free on each side: a piece is under half a square wide.
+PIECE_INSET = 0.32
+#: It stands anywhere about the square's middle: footprints moved by these (x, y) grid units are tried.
+PIECE_SHIFTS = tuple((dx / 10, dy / 10) for dx in range(-2, 3) for dy in range(-2, 3))
+#: A piece is one colour shaded round its body: its lightness varies more than its hue.
+PIECE_LIGHTNESS = 0.15
+#: A piece stands on a square when its silhouette is this much one colour (on the square and beyond) ...
+PIECE_SURE = 0.5
+#: ... and the rest of its square and of the squares it leans over is this much unlike that colour:
+#: printed artwork repeats its colours around its objects, a piece's paint is nowhere else.
+PIECE_APART = 0.95
+#: No player's piece is painted red, orange or brown (pink, yellow, green and blue are): Lab hue angles
+#: in this band (degrees) are printed roofs and rocks.
+PIECE_UNPAINTED_HUES = (20.0, 65.0)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece the photo shows standing on a square, and the side of the square it leaves visible."""
+
+    evidence: float  # the smaller of its silhouette's shares one colour
+    away: tuple[int, int]  # (rows, columns) step from the piece towards the square's widest free side
+    share: float  # the share of the square, from the other side, the free side does not reach
+
+
+def standing_pieces(
+    rectified: np.ndarray, lean: np.ndarray, cells: list[tuple[int, int]], px: int = STANDING_PX
+) -> dict[tuple[int, int], Piece]:
+    """The ``cells`` of the rectified N×N frame on which the photo shows a piece standing (``lean``: (N, N,
+    2) from ``leans`` at PIECE_HEIGHT): a silhouette of one colour about the square's middle, on the
+    square and where it leans over the squares behind, unlike all the rest of those squares, in a colour
+    a piece is painted in."""
+    import cv2
+
+    n = lean.shape[0]
+    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= PIECE_LIGHTNESS
+    pieces = {}
+    for cell in cells:
+        found = _piece_view(lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px)
+        if found is None:
+            continue
+        on, beyond, rest = found.shares
+        coherent = min(share for share in (on, beyond) if share is not None)
+        hue = np.degrees(np.arctan2(found.colour[2] - 128.0, found.colour[1] - 128.0)) % 360.0
+        unpainted = PIECE_UNPAINTED_HUES[0] <= hue <= PIECE_UNPAINTED_HUES[1]
+        if coherent < PIECE_SURE or rest is None or rest < PIECE_APART or unpainted:
+            continue
+        rows, cols = np.nonzero(found.on_square)
+        if not len(rows):
+            continue
+        free = {
+            (-1, 0): rows.min(),
+            (1, 0): px - 1 - rows.max(),
+            (0, -1): cols.min(),
+            (0, 1): px - 1 - cols.max(),
+        }
+        away = max(free, key=free.get)
+        pieces[cell] = Piece(float(coherent), away, float(1.0 - free[away] / px))
+    return pieces
+
+
+def pieces_on_tiles(
+    rectified: np.ndarray, homography: np.ndarray, image_shape: tuple, probabilities: np.ndarray
+) -> dict[tuple[int, int], Piece]:
+    """standing_pieces of the squares ``probabilities`` (N, N, labels) read as a tile (not the castle, not
+    the table), in the rectified frame seen through ``homography`` (grid -> image) in a photo of
+    ``image_shape``."""
+    n = probabilities.shape[0]
+    tiles = ~np.isin(probabilities.argmax(axis=-1), (EMPTY_LABEL, CASTLE_LABEL))
+    cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(tiles), strict=True)]
+    if not cells:
+        return {}
+    return standing_pieces(
+        rectified, leans(camera_from_homography(homography, image_shape), n, PIECE_HEIGHT), cells
+    )
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """The silhouette of a piece's best footprint as the rectified frame shows it (see _piece_view)."""
+
+    shares: list[float | None]  # near its colour on the square, beyond it; the rest away from it
+    colour: np.ndarray  # its median colour (weighed Lab)
+    on_square: np.ndarray  # (px, px) bool: where it covers its own square
+
+
+def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int, px: int) -> _Seen | None:
+    """standing_evidence's shares for a piece on ``cell`` (``lab``: the frame at ``px`` per square, its
+    lightness weighed), every footprint of PIECE_SHIFTS at once: the silhouette's part on the square and
+    beyond it near its colour, and the rest of the square and of the squares it enters away from it; the
+    footprint whose smallest share is largest. Its colour is the silhouette's median. None when no
+    footprint shows enough of itself to tell."""
+    row0, col0 = max(cell[0] - 1, 0), max(cell[1] - 1, 0)  # a piece leans at most 0.9 squares
+    rows, cols = min(cell[0] + 2, n) - row0, min(cell[1] + 2, n) - col0
+    pixels = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px].reshape(-1, 3)
+    window = (row0, col0, rows, cols)
+    inside = np.stack([silhouette(lean, cell, n, px, PIECE_INSET, window, s).ravel() for s in PIECE_SHIFTS])
+    inside = inside.astype(bool)
+    own = np.zeros((rows * px, cols * px), bool)
+    r, c = (cell[0] - row0) * px, (cell[1] - col0) * px
+    own[r : r + px, c : c + px] = True
+    own = own.ravel()
+    colour = np.stack([np.median(pixels[mask], axis=0) if mask.any() else np.zeros(3) for mask in inside])
+    near = _near_all(pixels, (pixels**2).sum(axis=1), colour.astype(np.float32))
+    # the squares it enters beside the silhouette, its own among them
+    entered = np.count_nonzero(inside.reshape(-1, rows, px, cols, px), axis=(2, 4)) >= px
+    entered[:, cell[0] - row0, cell[1] - col0] = True
+    rest = np.repeat(np.repeat(entered, px, axis=1), px, axis=2).reshape(len(inside), -1) & ~inside
+    shares = [_share(near, inside & own, px), _share(near, inside & ~own, px), _share(~near, rest, px)]
+    table = np.array([[np.inf if v is None else v for v in column] for column in shares])  # (3, shifts)
+    table[:, np.isinf(table[:2]).all(axis=0)] = -np.inf  # nothing of the silhouette to tell
+    best = int(np.argmax(table.min(axis=0)))
+    if not np.isfinite(table[:, best].min()) or table[:2, best].min() == np.inf:
+        return None
+    on_square = inside[best].reshape(rows * px, cols * px)[r : r + px, c : c + px]
+    return _Seen([column[best] for column in shares], colour[best], on_square)
+
+
+def _near_all(pixels: np.ndarray, norms: np.ndarray, colours: np.ndarray) -> np.ndarray:
+    """(k, P) bool: each of the k ``colours`` against each pixel (``norms``: their squared lengths), within
+    STANDING_TOLERANCE."""
+    distance = norms[None] - 2 * colours @ pixels.T + (colours**2).sum(axis=1)[:, None]
+    return distance < STANDING_TOLERANCE**2
+
+
+def _share(near: np.ndarray, part: np.ndarray, px: int) -> list[float | None]:
+    """Per footprint (rows), the share of ``part``'s pixels that are ``near``; None under ``px`` pixels."""
+    counts = np.count_nonzero(part, axis=1)
+    hits = np.count_nonzero(near & part, axis=1)
+    return [float(h / k) if k >= px else None for h, k in zip(hits, counts, strict=True)]
 
 
 def hidden_neighbours(

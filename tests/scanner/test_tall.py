@@ -22,6 +22,7 @@ from scanner.tall import (
     silhouette,
     standing_candidates,
     standing_evidence,
+    standing_pieces,
 )
 from tests.support.castle_scenes import with_castle
 
@@ -241,3 +242,66 @@ def test_a_square_read_as_the_table_without_looking_like_it_is_flagged() -> None
     assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()
     details = ReadingDetails(probabilities, np.zeros((5, 5)), None, margins, no_cover, leaning)
     assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()  # no table seen
+
+
+def printed_kingdom(px: int, seed: int = 5) -> np.ndarray:
+    """A rectified 5×5 frame of artwork: every square its own colour, with a printed texture."""
+    rng = np.random.default_rng(seed)
+    frame = np.zeros((5 * px, 5 * px, 3), np.uint8)
+    for r in range(5):
+        for c in range(5):
+            colour = rng.integers(60, 200, 3)
+            noise = rng.integers(-12, 13, (px, px, 3))
+            frame[r * px : (r + 1) * px, c * px : (c + 1) * px] = np.clip(colour + noise, 0, 255)
+    return frame
+
+
+def test_an_upright_piece_in_a_player_s_colour_is_found_on_its_square_with_the_side_it_leaves_visible() -> (
+    None
+):
+    px, lean = 24, np.zeros((5, 5, 2))
+    lean[..., 1] = -0.6  # every top is seen 0.6 squares towards the rows above
+    frame = printed_kingdom(px)
+    king = silhouette(lean[2, 2], (2, 2), 5, px, inset=0.3, shift=(0.1, 0.0)).astype(bool)
+    frame[king] = (180, 80, 230)  # a pink king on (2, 2), a little right of the middle, leaning over (1, 2)
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    pieces = standing_pieces(frame, lean, cells, px)
+    assert list(pieces) == [(2, 2)]
+    # the king covers the middle and leans over the rows above: its left side is the widest free one
+    assert pieces[(2, 2)].away == (0, -1) and 0.5 < pieces[(2, 2)].share < 0.7
+
+
+def test_artwork_keeps_to_its_tile_and_a_colour_the_square_repeats_is_no_piece() -> None:
+    px, lean = 24, np.zeros((5, 5, 2))
+    lean[..., 1] = -0.6
+    frame = printed_kingdom(px)
+    # a printed object of one colour in the middle of (2, 2): it stops at the square's edge
+    frame[2 * px + 8 : 2 * px + 16, 2 * px + 8 : 2 * px + 16] = (180, 80, 230)
+    # a one-coloured upright shape on (3, 3) in the colour its square and the square behind are printed in
+    frame[3 * px : 4 * px, 3 * px : 4 * px] = (200, 120, 40)
+    frame[2 * px : 3 * px, 3 * px : 4 * px] = (200, 120, 40)
+    frame[silhouette(lean[3, 3], (3, 3), 5, px, inset=0.3).astype(bool)] = (205, 118, 45)
+    # a castle filling (1, 1) and leaning over (0, 1): the middle of a square that is all one colour
+    frame[silhouette(lean[1, 1], (1, 1), 5, px).astype(bool)] = (40, 200, 220)
+    # a red roof, the colour of no player's piece, even when it looks upright
+    frame[silhouette(lean[3, 1], (3, 1), 5, px, inset=0.34).astype(bool)] = (30, 40, 190)
+    assert standing_pieces(frame, lean, [(2, 2), (3, 3), (1, 1), (3, 1)], px) == {}
+    frame[silhouette(lean[3, 1], (3, 1), 5, px, inset=0.34).astype(bool)] = (190, 60, 30)  # a blue king
+    assert list(standing_pieces(frame, lean, [(2, 2), (3, 3), (1, 1), (3, 1)], px)) == [(3, 1)]
+
+
+def test_a_square_a_piece_stands_on_is_flagged_for_its_own_reason_unless_read_as_the_table() -> None:
+    probabilities = probabilities_with({(2, 2): {CASTLE: 1.0}})
+    decoded = decode_kingdom(probabilities)
+    leaning = lean_castle(probabilities, np.zeros((5, 5, 5, 5)), CASTLE_LABEL)
+    pieces = np.zeros((5, 5), bool)
+    pieces[0, 0] = pieces[4, 4] = True
+    details = ReadingDetails(
+        probabilities, np.zeros((5, 5)), None, decoded.margins, np.zeros((5, 5, 5, 5)), leaning, pieces=pieces
+    )
+    kingdom = decoded.kingdom
+    reasons = review_reasons(kingdom, details, ReadingSettings())
+    expected = pieces & np.array(
+        [[kingdom[r, c].terrain != Terrain.EMPTY for c in range(5)] for r in range(5)]
+    )
+    assert (reasons["piece"] == expected).all() and expected.any()
