@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.locate.border import border_strips, nearest_distance, palette, table_lab
+from scanner.locate.border import nearest_distance, palette, table_lab
 from scanner.locate.settings import LocatorSettings
 
 OUTLINE_PX = 160  # rectified side of a blob's outline when the lattice is fitted in it
@@ -28,34 +28,12 @@ def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSet
     """uint8 mask of a small copy's pixels unlike every table colour, closed over seams and dark
     squares and with holes filled (a kingdom's blob is solid)."""
     lab = table_lab(small)
-    return _solid_blobs(cv2.blur(nearest_distance(lab, table), (3, 3)), small.shape, settings)
-
-
-def unlike_pattern_mask(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
-    """uint8 mask of a small copy's neighbourhoods unlike every neighbourhood of the photo's border, as
-    ``unlike_table_mask`` closed and filled. A neighbourhood (``pattern_window`` across, about a square)
-    is its mean colour and the spread of its colours: a checked cloth's pixels take its few colours, which
-    a kingdom's dark or plain squares share, but its neighbourhoods mix them alike everywhere (one mean,
-    a large spread), unlike a square's artwork of its own colours (docs/experiments.md, "The table as a
-    pattern, not a palette")."""
-    lab = table_lab(small)
-    side = max(3, round(settings.pattern_window * max(small.shape[:2])) | 1)
-    mean = cv2.blur(lab, (side, side))
-    spread = np.sqrt(np.maximum(cv2.blur(lab * lab, (side, side)) - mean * mean, 0).sum(axis=2))
-    described = np.ascontiguousarray(np.dstack([mean, spread]))
-    border = np.concatenate([strip.reshape(-1, 4) for strip in border_strips(described, settings)])
-    table = palette(border[::2], settings.table_colours, attempts=2, iterations=20, epsilon=0.5)
-    return _solid_blobs(nearest_distance(described, table), small.shape, settings)
-
-
-def _solid_blobs(distance: np.ndarray, shape: tuple, settings: LocatorSettings) -> np.ndarray:
-    """The pixels far from the table (``distance``, table-Lab units) as solid blobs: Otsu's threshold on
-    the distance, closed over seams and dark squares, opened, holes filled."""
+    distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # a plain table is all alike: Otsu would split its noise, so the threshold is never below a colour step
     mask = (scaled > max(otsu, 4 * settings.table_distance)).astype(np.uint8) * 255
-    side = max(3, round(settings.region_closing * max(shape[:2])) | 1)
+    side = max(3, round(settings.region_closing * max(small.shape[:2])) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)

@@ -39,13 +39,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import describe_cells, place, placed_frame, table_cells, tile_cells
 from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
-from scanner.locate.regions import (
-    blob_outlines,
-    lattice_in_outline,
-    on_surfaces,
-    unlike_pattern_mask,
-    unlike_table_mask,
-)
+from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
 from scanner.locate.segments import CENTRAL, Focus, find_segments, focus_on
 from scanner.locate.settings import LocatorSettings
 
@@ -393,17 +387,11 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     view._add("locate.regions", start)
     results: list[Found] = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    for look in ("colours", "surfaces", "pattern"):
+    for surfaces in (False, True):
         start = time.perf_counter()
-        surfaces = look == "surfaces"
         # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
-        # experiments.md, "The mat under the kingdom is a region too"); when none of those either, the
-        # neighbourhoods unlike the table's pattern (a cloth's colours that the kingdom's squares share:
-        # "The table as a pattern, not a palette")
-        if look == "pattern":
-            blobs = unlike_pattern_mask(small, settings)
-        else:
-            blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings) if surfaces else mask
+        # experiments.md, "The mat under the kingdom is a region too")
+        blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings) if surfaces else mask
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
         for outlines in outlines_of_blobs:

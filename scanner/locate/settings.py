@@ -59,7 +59,6 @@ class LocatorSettings:
     regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
     blob_reach: float = 0.025  # a blob's seams: segments this near it (of the small copy's side) ...
     blob_margin: float = 0.3  # ... and within its outline enlarged by this share about its middle
-    pattern_window: float = 0.03  # regions: a neighbourhood described at the table's pattern, of the copy's side
     surface_rim: float = 0.02  # a region's rim, whose colours are a mat's or a cloth's, of the copy's side
     cropped_aspect: tuple[float, float] = (0.8, 1.25)  # width / height of a photo that may be a cropped board
 
