@@ -9,6 +9,9 @@ The table around a kingdom is not always the photo's border: a cutting mat, a pr
 laid on the table is a blob unlike the border too, with the kingdom inside it. Such a blob is a surface:
 its own colours are those along its rim, and the kingdom is the blob of colours unlike the border's and
 the rim's together (``on_surfaces``).
+
+The blobs are closed over the seams; when that outlines no kingdom, over a whole square: a kingdom's dark
+squares (forests, a lake in dim light) may share a cloth's colours and break its blob into pieces.
 """
 
 from __future__ import annotations

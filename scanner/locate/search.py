@@ -371,7 +371,9 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
     no blob of the photo's own regions gives such a frame, or one is framed on the table's lattice (then
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
-    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged. ``seams``: when a blob's
+    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged; when neither gives an
+    accepted frame, both again with the blobs closed over a whole square (a kingdom's dark squares in the
+    table's colours break its blob). ``seams``: when a blob's
     outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
