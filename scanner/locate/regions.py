@@ -9,6 +9,9 @@ The table around a kingdom is not always the photo's border: a cutting mat, a pr
 laid on the table is a blob unlike the border too, with the kingdom inside it. Such a blob is a surface:
 its own colours are those along its rim, and the kingdom is the blob of colours unlike the border's and
 the rim's together (``on_surfaces``).
+
+The blobs are closed over the seams; when that outlines no kingdom, over a whole square: a kingdom's dark
+squares (forests, a lake in dim light) may share a cloth's colours and break its blob into pieces.
 """
 
 from __future__ import annotations
@@ -24,16 +27,20 @@ OUTLINE_MARGIN = 0.3  # of the outline's side, looked at around it (a blob misse
 COMB_PITCH = (0.75, 1.35)  # pitches tried, of the outline's side over N (the blob may miss a row)
 
 
-def unlike_table_mask(small: np.ndarray, table: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+def unlike_table_mask(
+    small: np.ndarray, table: np.ndarray, settings: LocatorSettings, closing: float | None = None
+) -> np.ndarray:
     """uint8 mask of a small copy's pixels unlike every table colour, closed over seams and dark
-    squares and with holes filled (a kingdom's blob is solid)."""
+    squares and with holes filled (a kingdom's blob is solid). ``closing``: the share of the copy's
+    longest side closed over (``region_closing`` when None)."""
     lab = table_lab(small)
     distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # a plain table is all alike: Otsu would split its noise, so the threshold is never below a colour step
     mask = (scaled > max(otsu, 4 * settings.table_distance)).astype(np.uint8) * 255
-    side = max(3, round(settings.region_closing * max(small.shape[:2])) | 1)
+    closing = settings.region_closing if closing is None else closing
+    side = max(3, round(closing * max(small.shape[:2])) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
@@ -50,12 +57,14 @@ def on_surfaces(
     min_side: float,
     count: int,
     settings: LocatorSettings,
+    closing: float | None = None,
 ) -> np.ndarray:
     """uint8 mask of what lies on the surfaces the mask's most central ``count`` blobs at least
     ``min_side`` pixels across may be (a mat, a cloth under the kingdom; a smaller blob holds no readable
     kingdom): inside each blob, the pixels unlike the table's colours and the colours along the blob's own
     rim (``table_palette`` of them). A kingdom's own blob gives its inner artwork unlike its outer
-    squares, which the judge refuses as it refuses any rough outline."""
+    squares, which the judge refuses as it refuses any rough outline. ``closing``: as in
+    ``unlike_table_mask``."""
     side = max(3, round(settings.surface_rim * max(small.shape[:2])) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -72,7 +81,7 @@ def on_surfaces(
         if len(rim) < settings.table_palette * settings.rim_pixels_per_colour:
             continue
         colours = palette(rim, settings.table_palette)
-        unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings)
+        unlike = unlike_table_mask(small, np.concatenate([table, colours]), settings, closing)
         found |= unlike & blob
     return found
 

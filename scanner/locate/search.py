@@ -15,6 +15,7 @@ Each proposal is refined on the view's gradients and judged (scanner.locate.judg
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -370,7 +371,9 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     (``judged_best``): a sure frame ends the blob's search, an unsure one is compared with the next. When
     no blob of the photo's own regions gives such a frame, or one is framed on the table's lattice (then
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
-    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged. ``seams``: when a blob's
+    scanner.locate.regions.on_surfaces) are tried, both shapes of each judged; when neither gives an
+    accepted frame, both again with the blobs closed over a whole square (a kingdom's dark squares in the
+    table's colours break its blob). ``seams``: when a blob's
     outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
@@ -382,16 +385,26 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     table = view.table_colours()
-    mask = unlike_table_mask(small, table, settings)
+    masks = {settings.region_closing: unlike_table_mask(small, table, settings)}
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
     view._add("locate.regions", start)
     results: list[Found] = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    for surfaces in (False, True):
+    # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
+    # experiments.md, "The mat under the kingdom is a region too"); when nothing is accepted either way,
+    # the kingdom's blob may be broken by dark squares in the cloth's colours: both are looked at again,
+    # closed over a whole square ("Colour regions closed over a dark square")
+    closings = (settings.region_closing, settings.region_square_closing)
+    for closing, surfaces in itertools.product(closings, (False, True)):
+        if closing != closings[0] and any(found.verdict.accepted for found in results):
+            break
         start = time.perf_counter()
-        # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
-        # experiments.md, "The mat under the kingdom is a region too")
-        blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings) if surfaces else mask
+        if closing not in masks:
+            masks[closing] = unlike_table_mask(small, table, settings, closing)
+        mask = masks[closing]
+        blobs = mask
+        if surfaces:
+            blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings, closing)
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
         for outlines in outlines_of_blobs:

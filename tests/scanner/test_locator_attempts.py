@@ -98,11 +98,16 @@ def test_a_kingdom_on_a_strong_gingham_is_found_on_the_segments_unlike_the_cloth
     # a dev photo of the independent generator (a dim 5×5 on a strong gingham): the cloth's lattice out-votes
     # the kingdom's seams in the whole photo and in every window, which spent the budget before the segments
     # unlike the cloth were looked at (docs/experiments.md, "Segments unlike the table before the windows").
-    # Whether a later attempt's frame of the same kingdom then takes its place depends on how far the
-    # processor budget reaches on the machine, so the test asks that the segments found it, not who kept it.
-    located, error = _outside_dev_five(200066)
+    # The colour regions are left out: closed over a whole square they now pass an unsure outline of it, after
+    # which the zoomed windows frame it ("Colour regions closed over a dark square"); so are the attempts
+    # after the windows, which the budget the regions no longer spend lets run
+    order = ALL_ATTEMPTS[: ALL_ATTEMPTS.index("windows") + 1]
+    without_regions = dataclasses.replace(
+        DEFAULT_SETTINGS, attempts=tuple(a for a in order if a != "regions")
+    )
+    located, error = _outside_dev_five(200066, without_regions)
     assert error < 0.25, (error, located.path)
-    assert "unlike_table=accepted" in located.path, located.path
+    assert located.found_by == "unlike_table", located.path
 
 
 @pytest.mark.slow
@@ -230,19 +235,19 @@ def test_a_frame_a_row_off_whose_doubts_are_all_at_their_edges_is_noted_unsure()
     assert error < 0.25 or located.unsure, error
 
 
-def _outside_dev_located(seed: int):
+def _outside_dev_located(seed: int, settings: LocatorSettings = DEFAULT_SETTINGS):
     """A dev photo of the independent generator decoded as a scan decodes it, the locator's answer on it,
     and the generator's truth."""
     from benchmarks.outside import hard as outside
 
     jpeg, truth = outside.generate(seed)
     photo = load_photo(jpeg, max_side=DECODE_MAX_SIDE)
-    return photo, locate_kingdom(photo.image), truth
+    return photo, locate_kingdom(photo.image, settings=settings), truth
 
 
-def _outside_dev_five(seed: int):
+def _outside_dev_five(seed: int, settings: LocatorSettings = DEFAULT_SETTINGS):
     """The locator's frame on a 5×5 dev photo of the independent generator, and its corner error."""
-    photo, located, truth = _outside_dev_located(seed)
+    photo, located, truth = _outside_dev_located(seed, settings)
     assert located.grid_size == 5, located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
     return located, min(corner_errors(corners, np.roll(true_corners, -k, axis=0), 5).max() for k in range(4))
