@@ -121,8 +121,8 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
-    #: squares a piece (a king) stands on are found by its silhouette (scanner.tall.standing_pieces),
-    #: flagged, softened like hidden squares and read from the side it leaves visible
+    #: a piece (a king) on a square: found by its silhouette (tall.standing_pieces), flagged, softened and
+    #: read from the side it leaves visible (docs/experiments.md, "A piece standing on a square")
     pieces: bool = True
     piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
@@ -182,7 +182,8 @@ def review_reasons(
     """(N, N) squares to check beyond the decoder's margin, by rule: squares turned into the table or out of
     it against the classifier, or read as it without looking like it; tiles that look like the table;
     squares the decoded castle hides; a castle that may stand on another square than the one it was read
-    on. The castle square itself is flagged by its margin, the exact cost of moving the one castle."""
+    on; squares a piece stands on. The castle square itself is flagged by its margin, the exact cost of
+    moving the one castle."""
     n = kingdom.grid_size
     labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
     raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
@@ -586,7 +587,7 @@ class KingdomScanner:
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()  # pieces and the castle's lean are part of reading the squares
-        raw, occluded = self._pieces(crops, raw, rectified, homography, image.shape)
+        raw, occluded = self._pieces(crops, raw, evidence, rectified, homography, image.shape)
         probabilities = weigh_empty(raw, evidence)
         cover, leaning = castle_leaning(
             probabilities, rectified, homography, image.shape, settings.castle_height
@@ -602,6 +603,8 @@ class KingdomScanner:
         hidden = (
             [] if castle is None else hidden_neighbours(cover[castle], castle, settings.hidden_flag_share)
         )
+        # a square a piece stands on was read from the side it leaves free (the castle's part would show it)
+        hidden = [(r, c, share) for r, c, share in hidden if not occluded[r, c]]
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             raw, weighed, solved = self._decode_visible(
                 crops, raw, evidence, replace(leaning, hidden=covered), hidden, castle, timings
@@ -637,7 +640,8 @@ class KingdomScanner:
     ) -> tuple:
         """(raw, weighed, solved) again with the squares the castle hides read from what it leaves visible."""
         t0 = time.perf_counter()
-        raw = self._read_visible(crops, raw, hidden, castle)
+        away = [(r, c, share, (r - castle[0], c - castle[1])) for r, c, share in hidden]
+        raw = self._read_visible(crops, raw, away)
         probabilities = weigh_empty(raw, evidence)
         probabilities[castle + (CASTLE_LABEL,)] = max(
             probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
@@ -652,35 +656,31 @@ class KingdomScanner:
         timings["decode_score"] += time.perf_counter() - t0
         return raw, weighed, solved
 
-    def _pieces(self, crops: list, raw: np.ndarray, rectified: np.ndarray, homography, shape) -> tuple:
-        """(``raw`` with the squares a piece stands on (tall.pieces_on_tiles) read from the side it leaves
-        visible, the share of each square a piece hides)."""
-        occluded = np.zeros(raw.shape[:2])
-        pieces = pieces_on_tiles(rectified, homography, shape, raw) if self.reading.pieces else {}
+    def _pieces(self, crops: list, raw: np.ndarray, evidence, rectified, homography, shape) -> tuple:
+        """(``raw`` with the squares a piece stands on (tall.pieces_on_tiles, of the tiles read with the
+        table's ``evidence``) read from the side it leaves visible, the share of each square it hides)."""
+        occluded, tiles = np.zeros(raw.shape[:2]), weigh_empty(raw, evidence)
+        pieces = pieces_on_tiles(rectified, homography, shape, tiles) if self.reading.pieces else {}
         for cell, piece in pieces.items():
             occluded[cell] = piece.share
         if pieces and self.reading.piece_visible:
             raw = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
         return raw, occluded
 
-    def _read_visible(
-        self, crops: list, raw: np.ndarray, hidden: list, castle: tuple[int, int] | None = None
-    ) -> np.ndarray:
-        """``raw`` with the squares the castle hides (``hidden_neighbours``) read from their visible part (no
-        ``castle``: each of ``hidden`` gives the side away from what hides it)."""
+    def _read_visible(self, crops: list, raw: np.ndarray, hidden: list) -> np.ndarray:
+        """``raw`` with squares read again from their visible part: ``hidden`` holds (row, column, share
+        hidden, step away from what hides it), for the castle's neighbours (``hidden_neighbours``) and the
+        squares a piece stands on (``pieces_on_tiles``)."""
         n = raw.shape[0]
-        visible = [
-            visible_part(crops[r * n + c], (r - castle[0], c - castle[1]) if castle else away[0], share)
-            for r, c, share, *away in hidden
-        ]
+        visible = [visible_part(crops[r * n + c], away, share) for r, c, share, away in hidden]
         try:  # the other squares light the photo as they did when first read
             again = np.asarray(self.classifier.predict_proba(visible, photo=True, context=crops), dtype=float)
         except Exception as error:
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         raw = raw.copy()
-        for (r, c, *_), reread in zip(hidden, again, strict=True):
+        for (r, c, _, _), reread in zip(hidden, again, strict=True):
             reread = reread.copy()
-            reread[CASTLE_LABEL] = 0.0  # the castle stands beside it
+            reread[CASTLE_LABEL] = 0.0  # the castle stands beside it (a piece is never found on it)
             raw[r, c] = reread / reread.sum()
         return raw
 

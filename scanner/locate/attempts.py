@@ -261,13 +261,13 @@ class Search:
 
     def _preferred(self, candidate: Candidate, chosen: Candidate) -> bool:
         """Whether the judge prefers a frame of the same kingdom to an unsure chosen one
-        (``search.preference``: on the kingdom's own lattice, sure, then the higher score), whichever
-        attempt proposed each: a lattice fitted on a mat's lines across the kingdom loses to the outline
-        of the kingdom on the mat (docs/experiments.md, "One preference among frames of a kingdom"). A
-        frame of the other grid size takes the place only when it is sure: a lattice of squares twice the
-        kingdom's, fitted in its outline, loses to the kingdom's own (docs/experiments.md, "A sure frame
-        of the other size"), while the doubts and scores of two unsure frames of different sizes weigh
-        different squares (a 5×5 window of a Mighty Duel kingdom is left to grow)."""
+        (``search.preference``), whichever attempt proposed each: a lattice fitted on a mat's lines across
+        the kingdom loses to the outline of the kingdom on the mat (docs/experiments.md, "One preference
+        among frames of a kingdom"). A larger frame takes the place only when it is sure: a lattice of
+        squares twice the kingdom's, fitted in its outline, loses to the kingdom's own 7×7 (docs/
+        experiments.md, "A sure frame of the other size"), while the doubts and scores of two unsure frames
+        of different sizes weigh different squares. A smaller one never does: a sure 5×5 window of a Mighty
+        Duel kingdom would stand for it unnoted if it did not grow again."""
         settings = self.settings
         if not chosen.verdict.unsure(settings):
             return False
@@ -275,7 +275,8 @@ class Search:
             chosen.verdict, settings
         )
         sure = candidate.verdict.accepted and not candidate.verdict.unsure(settings)
-        return ahead and (candidate.size == chosen.size or sure) and _same_kingdom(candidate, chosen)
+        larger = candidate.size > chosen.size and sure
+        return ahead and (candidate.size == chosen.size or larger) and _same_kingdom(candidate, chosen)
 
     def _off_centre(self, candidate: Candidate) -> float:
         middle = frame_middle(candidate.homography, candidate.size)
@@ -538,7 +539,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         # a window of the same size that the photo's placement barely prefers does not overrule a frame the
         # search judged sure, nor one on its own seams (a board or a cloth's stripes beside the kingdom pass
         # for tiles there; docs/experiments.md, "... an unsure last look that keeps a sure frame", "A sure
-        # frame of the other size"): only an outline's frame below its seams is the placement's to move
+        # frame of the other size"): only a frame below its seams (accepted on the placement's credit) moves
         kept = not verdict.unsure(settings) or verdict.seam_support >= verdict.min_support
         close = placement is not None and placement.runner_up_close(settings)
         if placed_size != size or placed is homography or not (kept and close):

@@ -30,9 +30,9 @@ COMB_PITCH = (0.75, 1.35)  # pitches tried, of the outline's side over N (the bl
 def unlike_table_mask(
     small: np.ndarray, table: np.ndarray, settings: LocatorSettings, closing: float | None = None
 ) -> np.ndarray:
-    """uint8 mask of a small copy's pixels unlike every table colour, closed over seams and dark
-    squares and with holes filled (a kingdom's blob is solid). ``closing``: the share of the copy's
-    longest side closed over (``region_closing`` when None)."""
+    """uint8 mask of a small copy's pixels unlike every table colour, closed over ``closing`` (the share of
+    the copy's longest side: ``region_closing``, over seams, when None; a whole square on the second look)
+    and with holes filled (a kingdom's blob is solid)."""
     lab = table_lab(small)
     distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)

@@ -373,8 +373,8 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
     scanner.locate.regions.on_surfaces) are tried, both shapes of each judged; when neither gives an
     accepted frame, both again with the blobs closed over a whole square (a kingdom's dark squares in the
-    table's colours break its blob). ``seams``: when a blob's
-    outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
+    table's colours break its blob). ``seams``: when a blob's outlines give no sure frame, the lattice of
+    the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -395,8 +395,8 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     # the kingdom's blob may be broken by dark squares in the cloth's colours: both are looked at again,
     # closed over a whole square ("Colour regions closed over a dark square")
     closings = (settings.region_closing, settings.region_square_closing)
-    for closing, surfaces in itertools.product(closings, (False, True)):
-        if closing != closings[0] and any(found.verdict.accepted for found in results):
+    for look, (closing, surfaces) in enumerate(itertools.product(closings, (False, True))):
+        if look >= 2 and any(found.verdict.accepted for found in results):
             break
         start = time.perf_counter()
         if closing not in masks:

@@ -56,6 +56,7 @@ class LocatorSettings:
     sharpen_sigma: float = 0.003  # the sharpened copy: Gaussian sigma, of the photo's longest side
     region_side: int = 480  # longest side of the copy colour regions are looked for on (blur shrinks there)
     region_closing: float = 0.015  # regions: seams and small gaps closed over, of the copy's longest side
+    # a square's side for a kingdom about a fifth of the photo wide (larger ones' dark squares stay open)
     region_square_closing: float = 0.045  # regions, when nothing passes: closed over a dark square (as above)
     regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
     blob_reach: float = 0.025  # a blob's seams: segments this near it (of the small copy's side) ...

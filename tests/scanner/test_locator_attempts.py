@@ -100,14 +100,16 @@ def test_a_kingdom_on_a_strong_gingham_is_found_on_the_segments_unlike_the_cloth
     # unlike the cloth were looked at (docs/experiments.md, "Segments unlike the table before the windows").
     # The colour regions are left out: closed over a whole square they now pass an unsure outline of it, after
     # which the zoomed windows frame it ("Colour regions closed over a dark square"); so are the attempts
-    # after the windows, which the budget the regions no longer spend lets run
+    # after the windows, which the budget the regions no longer spend lets run. Whether the windows then
+    # keep a frame of their own depends on how far the processor budget reaches on the machine, so the test
+    # asks that the segments found it, not who kept it.
     order = ALL_ATTEMPTS[: ALL_ATTEMPTS.index("windows") + 1]
     without_regions = dataclasses.replace(
         DEFAULT_SETTINGS, attempts=tuple(a for a in order if a != "regions")
     )
     located, error = _outside_dev_five(200066, without_regions)
     assert error < 0.25, (error, located.path)
-    assert located.found_by == "unlike_table", located.path
+    assert "unlike_table=accepted" in located.path, located.path
 
 
 @pytest.mark.slow
