@@ -379,8 +379,7 @@ def standing_pieces(
 
     n = lean.shape[0]
     small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= PIECE_LIGHTNESS
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     pieces = {}
     for cell in cells:
         found = _piece_view(lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px)
@@ -432,35 +431,117 @@ class _Seen:
 
 
 def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int, px: int) -> _Seen | None:
-    """standing_evidence's shares for a piece on ``cell`` (``lab``: the frame at ``px`` per square, its
-    lightness weighed), every footprint of PIECE_SHIFTS at once: the silhouette's part on the square and
-    beyond it near its colour, and the rest of the square and of the squares it enters away from it; the
-    footprint whose smallest share is largest. Its colour is the silhouette's median. None when no
-    footprint shows enough of itself to tell."""
-    row0, col0 = max(cell[0] - 1, 0), max(cell[1] - 1, 0)  # a piece leans at most 0.9 squares
-    rows, cols = min(cell[0] + 2, n) - row0, min(cell[1] + 2, n) - col0
-    pixels = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px].reshape(-1, 3)
-    window = (row0, col0, rows, cols)
-    inside = np.stack([silhouette(lean, cell, n, px, PIECE_INSET, window, s).ravel() for s in PIECE_SHIFTS])
-    inside = inside.astype(bool)
-    own = np.zeros((rows * px, cols * px), bool)
-    r, c = (cell[0] - row0) * px, (cell[1] - col0) * px
-    own[r : r + px, c : c + px] = True
-    own = own.ravel()
-    colour = np.stack([np.median(pixels[mask], axis=0) if mask.any() else np.zeros(3) for mask in inside])
-    near = _near_all(pixels, (pixels**2).sum(axis=1), colour.astype(np.float32))
+    """standing_evidence's shares for a piece on ``cell`` (``lab``: the frame at ``px`` per square, uint8
+    Lab), every footprint of PIECE_SHIFTS at once: the silhouette's part on the square and beyond it near
+    its colour, and the rest of the square and of the squares it enters away from it; the footprint whose
+    smallest share is largest. Its colour is the silhouette's median (lightness weighed). None when no
+    footprint shows enough of itself to tell, or none can pass standing_pieces' tests (_may_stand). Only
+    the square and its neighbours towards the lean are looked at: no footprint enters any other."""
+    rows_at = sorted({cell[0], min(max(cell[0] + int(np.sign(lean[1])), 0), n - 1)})
+    cols_at = sorted({cell[1], min(max(cell[1] + int(np.sign(lean[0])), 0), n - 1)})
+    row0, col0, rows, cols = rows_at[0], cols_at[0], len(rows_at), len(cols_at)
+    values = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px].reshape(-1, 3)
+    inside = _footprints(lean, cell, px, (row0, col0, rows, cols))
+    square_of = ((np.arange(rows * px) // px)[:, None] * cols + np.arange(cols * px) // px).ravel()
+    at = (cell[0] - row0) * cols + cell[1] - col0  # the piece's own square among the window's
+    own = square_of == at
+    which, pixel = np.nonzero(inside)
+    per_square = np.bincount(which * rows * cols + square_of[pixel], minlength=inside.size // (px * px))
+    per_square = per_square.reshape(len(inside), rows * cols)  # each footprint's pixels on each square
+    colour = _medians(values, which, pixel, len(inside))
+    pixels = _WEIGHTS[np.arange(3), values]
+    if not _may_stand(pixels[own], inside[:, own], colour, per_square, at, px):
+        return None
+    near = _near_all(pixels, (pixels**2).sum(axis=1), colour)
     # the squares it enters beside the silhouette, its own among them
-    entered = np.count_nonzero(inside.reshape(-1, rows, px, cols, px), axis=(2, 4)) >= px
-    entered[:, cell[0] - row0, cell[1] - col0] = True
-    rest = np.repeat(np.repeat(entered, px, axis=1), px, axis=2).reshape(len(inside), -1) & ~inside
+    entered = per_square >= px
+    entered[:, at] = True
+    rest = entered[:, square_of] & ~inside
     shares = [_share(near, inside & own, px), _share(near, inside & ~own, px), _share(~near, rest, px)]
     table = np.array([[np.inf if v is None else v for v in column] for column in shares])  # (3, shifts)
     table[:, np.isinf(table[:2]).all(axis=0)] = -np.inf  # nothing of the silhouette to tell
     best = int(np.argmax(table.min(axis=0)))
     if not np.isfinite(table[:, best].min()) or table[:2, best].min() == np.inf:
         return None
-    on_square = inside[best].reshape(rows * px, cols * px)[r : r + px, c : c + px]
+    on_square = inside[best, own].reshape(px, px)
     return _Seen([column[best] for column in shares], colour[best], on_square)
+
+
+#: uint8 Lab -> the weighed Lab pieces are compared in (lightness weighed by PIECE_LIGHTNESS), per channel.
+_WEIGHTS = np.stack(
+    [np.arange(256, dtype=np.float32) * PIECE_LIGHTNESS] + [np.arange(256, dtype=np.float32)] * 2
+)
+
+
+def _footprints(
+    lean: np.ndarray, cell: tuple[int, int], px: int, window: tuple[int, int, int, int]
+) -> np.ndarray:
+    """(shifts, P) bool: ``silhouette`` of a piece on ``cell`` at each of PIECE_SHIFTS, in ``window``."""
+    import cv2
+
+    row0, col0, rows, cols = window
+    shifts = np.asarray(PIECE_SHIFTS)
+    col, row = cell[1] + shifts[:, 0], cell[0] + shifts[:, 1]
+    lo_x, lo_y, hi_x, hi_y = (
+        col + PIECE_INSET,
+        row + PIECE_INSET,
+        col + 1 - PIECE_INSET,
+        row + 1 - PIECE_INSET,
+    )
+    footprint = np.stack(
+        [np.stack(p, axis=1) for p in ((lo_x, lo_y), (hi_x, lo_y), (hi_x, hi_y), (lo_x, hi_y))], 1
+    )
+    outline = np.concatenate([footprint, footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)], axis=1)
+    points = np.round((outline - [col0, row0]) * px * 4).astype(np.int32)  # as silhouette's, all at once
+    masks = np.zeros((len(shifts), rows * px, cols * px), np.uint8)
+    for mask, corners in zip(masks, points, strict=True):
+        cv2.fillConvexPoly(mask, cv2.convexHull(corners), 1, lineType=cv2.LINE_8, shift=2)
+    return masks.reshape(len(shifts), -1).astype(bool)
+
+
+def _medians(values: np.ndarray, which: np.ndarray, pixel: np.ndarray, k: int) -> np.ndarray:
+    """(k, 3) float32: per mask (pixel ``pixel[i]`` of the uint8 ``values`` (P, 3) in mask ``which[i]``, in
+    the order of ``which``), the median of its pixels in the weighed Lab of _WEIGHTS, as np.median of the
+    weighed pixels (the mean of the two middle ones when even), zero for an empty mask."""
+    colour = np.zeros((k, 3), np.float32)
+    if not len(which):
+        return colour
+    counts = np.bincount(which, minlength=k)
+    starts = np.cumsum(counts) - counts
+    keys = (which.astype(np.uint16) << 8) | values[pixel].T  # (3, pixels): mask, then value
+    keys.sort(axis=1, kind="stable")  # a radix sort of 16-bit keys
+    last = len(which) - 1
+    low = keys[:, np.minimum(starts + np.maximum(counts - 1, 0) // 2, last)] & 255
+    high = keys[:, np.minimum(starts + counts // 2, last)] & 255
+    colour[:] = ((_WEIGHTS[np.arange(3)[:, None], low] + _WEIGHTS[np.arange(3)[:, None], high]) / 2).T
+    colour[counts == 0] = 0.0
+    return colour
+
+
+def _may_stand(
+    square: np.ndarray, on: np.ndarray, colour: np.ndarray, per_square: np.ndarray, at: int, px: int
+) -> bool:
+    """False when no footprint can pass standing_pieces' tests, told from the piece's square alone
+    (``square``: its weighed pixels; ``on``: (shifts, px²) where each footprint covers it; ``colour``: their
+    medians; ``per_square``: their pixels on each square of the window, ``at`` the piece's): its colour is
+    unpainted, or under PIECE_SURE of its part on the square is near that colour, or the rest of the
+    square alone holds more of that colour than PIECE_APART allows in the rest of all the squares it
+    enters. Bounds with a margin for rounding: it drops no piece standing_pieces would find."""
+    hue = np.degrees(np.arctan2(colour[:, 2] - 128.0, colour[:, 1] - 128.0)) % 360.0
+    hope = (hue < PIECE_UNPAINTED_HUES[0] + 0.01) | (hue > PIECE_UNPAINTED_HUES[1] - 0.01)
+    if not hope.any():
+        return False
+    on, colour, per_square = on[hope], colour[hope], per_square[hope]
+    entered = per_square >= px
+    entered[:, at] = True
+    rest = (entered * (px * px - per_square)).sum(axis=1)
+    held = per_square[:, at]
+    distance = (square**2).sum(axis=1)[None] - 2 * colour @ square.T + (colour**2).sum(axis=1)[:, None]
+    near_on = np.count_nonzero(on & (distance < STANDING_TOLERANCE**2 + 1.0), axis=1)
+    near_rest = np.count_nonzero(~on & (distance < STANDING_TOLERANCE**2 - 1.0), axis=1)
+    sure = (held < px) | (near_on >= PIECE_SURE * held)
+    apart = (rest >= px) & ((rest - near_rest) / np.maximum(rest, 1) >= PIECE_APART)
+    return bool((sure & apart).any())
 
 
 def _near_all(pixels: np.ndarray, norms: np.ndarray, colours: np.ndarray) -> np.ndarray:
