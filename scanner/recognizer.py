@@ -121,9 +121,9 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
-    #: a piece (a king) on a square: found by its silhouette (tall.standing_pieces), flagged, softened and
-    #: read from the side it leaves visible (docs/experiments.md, "A piece standing on a square")
-    pieces: bool = True
+    #: a king on a square found by its silhouette (tall.standing_pieces), flagged, softened, read from its
+    #: free side; off: no gain held out (docs/experiments.md, "At the merge: size18, king18 and cloth18")
+    pieces: bool = False
     piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
@@ -659,8 +659,9 @@ class KingdomScanner:
     def _pieces(self, crops: list, raw: np.ndarray, evidence, rectified, homography, shape) -> tuple:
         """(``raw`` with the squares a piece stands on (tall.pieces_on_tiles, of the tiles read with the
         table's ``evidence``) read from the side it leaves visible, the share of each square it hides)."""
-        occluded, tiles = np.zeros(raw.shape[:2]), weigh_empty(raw, evidence)
-        pieces = pieces_on_tiles(rectified, homography, shape, tiles) if self.reading.pieces else {}
+        occluded = np.zeros(raw.shape[:2])
+        tiles = weigh_empty(raw, evidence) if self.reading.pieces else None
+        pieces = {} if tiles is None else pieces_on_tiles(rectified, homography, shape, tiles)
         for cell, piece in pieces.items():
             occluded[cell] = piece.share
         if pieces and self.reading.piece_visible:
@@ -669,8 +670,7 @@ class KingdomScanner:
 
     def _read_visible(self, crops: list, raw: np.ndarray, hidden: list) -> np.ndarray:
         """``raw`` with squares read again from their visible part: ``hidden`` holds (row, column, share
-        hidden, step away from what hides it), for the castle's neighbours (``hidden_neighbours``) and the
-        squares a piece stands on (``pieces_on_tiles``)."""
+        hidden, step away from what hides it) of the castle's neighbours or of squares a piece stands on."""
         n = raw.shape[0]
         visible = [visible_part(crops[r * n + c], away, share) for r, c, share, away in hidden]
         try:  # the other squares light the photo as they did when first read
