@@ -181,7 +181,7 @@ def test_a_five_by_five_is_not_grown_onto_the_cloth_s_lattice_beside_it() -> Non
 def test_a_sure_seven_by_seven_takes_the_place_of_an_unsure_lattice_of_doubled_squares() -> None:
     # a dev photo of the independent generator (a small 7×7 on a dark board on marble): the colour outline
     # is fitted with a 5×5 lattice of squares twice the kingdom's, accepted but unsure; the zoomed search
-    # frames the 7×7 on its seams, sure; the judge prefers the sure frame whatever its size (docs/
+    # frames the 7×7 on its seams, sure; the judge prefers a sure frame of the larger size (docs/
     # experiments.md, "A sure frame of the other size")
     photo, located, truth = _outside_dev_located(200035)
     assert located.grid_size == 7, located.path
