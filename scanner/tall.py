@@ -242,15 +242,15 @@ STANDING_LIGHTNESS = 0.4
 STANDING_TOLERANCE = 14.0
 
 
-def _outline(
-    lean: np.ndarray, cell: tuple[int, int], inset: float, shift: tuple[float, float] = (0.0, 0.0)
-) -> np.ndarray:
-    """(8, 2) grid points (x, y) whose hull is the silhouette of a box standing on ``cell``, its footprint
-    moved ``shift`` (x, y) grid units from the square's middle."""
-    row, col = cell[0] + shift[1], cell[1] + shift[0]
-    lo, hi = np.array([col + inset, row + inset]), np.array([col + 1 - inset, row + 1 - inset])
-    footprint = np.array([lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]])
-    return np.r_[footprint, footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)]
+def _outlines(lean: np.ndarray, cell: tuple[int, int], inset: float, shifts) -> np.ndarray:
+    """(k, 8, 2) grid points (x, y) whose hull is the silhouette of a box standing on ``cell``, its footprint
+    moved by each of ``shifts`` ((k, 2): x, y grid units) from the square's middle."""
+    shifts = np.asarray(shifts, float).reshape(-1, 2)
+    col, row = cell[1] + shifts[:, 0], cell[0] + shifts[:, 1]
+    lo_x, lo_y, hi_x, hi_y = col + inset, row + inset, col + 1 - inset, row + 1 - inset
+    corners = ((lo_x, lo_y), (hi_x, lo_y), (hi_x, hi_y), (lo_x, hi_y))
+    footprint = np.stack([np.stack(corner, axis=1) for corner in corners], 1)
+    return np.concatenate([footprint, footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)], axis=1)
 
 
 def silhouette(
@@ -270,7 +270,7 @@ def silhouette(
     import cv2
 
     row0, col0, rows, cols = window or (0, 0, grid_size, grid_size)
-    points = (_outline(lean, cell, inset, shift) - [col0, row0]) * px * 4
+    points = (_outlines(lean, cell, inset, [shift])[0] - [col0, row0]) * px * 4
     hull = cv2.convexHull(np.round(points).astype(np.int32))
     mask = np.zeros((rows * px, cols * px), np.uint8)
     cv2.fillConvexPoly(mask, hull, 1, lineType=cv2.LINE_8, shift=2)
@@ -387,7 +387,7 @@ def standing_pieces(
             continue
         on, beyond, rest = found.shares
         coherent = min(share for share in (on, beyond) if share is not None)
-        hue = np.degrees(np.arctan2(found.colour[2] - 128.0, found.colour[1] - 128.0)) % 360.0
+        hue = _hue(found.colour)
         unpainted = PIECE_UNPAINTED_HUES[0] <= hue <= PIECE_UNPAINTED_HUES[1]
         if coherent < PIECE_SURE or rest is None or rest < PIECE_APART or unpainted:
             continue
@@ -480,23 +480,12 @@ def _footprints(
     import cv2
 
     row0, col0, rows, cols = window
-    shifts = np.asarray(PIECE_SHIFTS)
-    col, row = cell[1] + shifts[:, 0], cell[0] + shifts[:, 1]
-    lo_x, lo_y, hi_x, hi_y = (
-        col + PIECE_INSET,
-        row + PIECE_INSET,
-        col + 1 - PIECE_INSET,
-        row + 1 - PIECE_INSET,
-    )
-    footprint = np.stack(
-        [np.stack(p, axis=1) for p in ((lo_x, lo_y), (hi_x, lo_y), (hi_x, hi_y), (lo_x, hi_y))], 1
-    )
-    outline = np.concatenate([footprint, footprint + np.clip(np.asarray(lean, float), -1.5, 1.5)], axis=1)
-    points = np.round((outline - [col0, row0]) * px * 4).astype(np.int32)  # as silhouette's, all at once
-    masks = np.zeros((len(shifts), rows * px, cols * px), np.uint8)
+    outlines = _outlines(lean, cell, PIECE_INSET, PIECE_SHIFTS)
+    points = np.round((outlines - [col0, row0]) * px * 4).astype(np.int32)  # as silhouette's, all at once
+    masks = np.zeros((len(outlines), rows * px, cols * px), np.uint8)
     for mask, corners in zip(masks, points, strict=True):
         cv2.fillConvexPoly(mask, cv2.convexHull(corners), 1, lineType=cv2.LINE_8, shift=2)
-    return masks.reshape(len(shifts), -1).astype(bool)
+    return masks.reshape(len(outlines), -1).astype(bool)
 
 
 def _medians(values: np.ndarray, which: np.ndarray, pixel: np.ndarray, k: int) -> np.ndarray:
@@ -527,7 +516,7 @@ def _may_stand(
     unpainted, or under PIECE_SURE of its part on the square is near that colour, or the rest of the
     square alone holds more of that colour than PIECE_APART allows in the rest of all the squares it
     enters. Bounds with a margin for rounding: it drops no piece standing_pieces would find."""
-    hue = np.degrees(np.arctan2(colour[:, 2] - 128.0, colour[:, 1] - 128.0)) % 360.0
+    hue = _hue(colour)
     hope = (hue < PIECE_UNPAINTED_HUES[0] + 0.01) | (hue > PIECE_UNPAINTED_HUES[1] - 0.01)
     if not hope.any():
         return False
@@ -536,7 +525,7 @@ def _may_stand(
     entered[:, at] = True
     rest = (entered * (px * px - per_square)).sum(axis=1)
     held = per_square[:, at]
-    distance = (square**2).sum(axis=1)[None] - 2 * colour @ square.T + (colour**2).sum(axis=1)[:, None]
+    distance = _distances(square, (square**2).sum(axis=1), colour)
     near_on = np.count_nonzero(on & (distance < STANDING_TOLERANCE**2 + 1.0), axis=1)
     near_rest = np.count_nonzero(~on & (distance < STANDING_TOLERANCE**2 - 1.0), axis=1)
     sure = (held < px) | (near_on >= PIECE_SURE * held)
@@ -544,11 +533,20 @@ def _may_stand(
     return bool((sure & apart).any())
 
 
+def _hue(colour: np.ndarray) -> np.ndarray:
+    """Lab hue angle in degrees (0–360) of uint8-centred Lab colours (..., 3)."""
+    return np.degrees(np.arctan2(colour[..., 2] - 128.0, colour[..., 1] - 128.0)) % 360.0
+
+
+def _distances(pixels: np.ndarray, norms: np.ndarray, colours: np.ndarray) -> np.ndarray:
+    """(k, P) squared distances of each of the k ``colours`` to each pixel (``norms``: their squared
+    lengths)."""
+    return norms[None] - 2 * colours @ pixels.T + (colours**2).sum(axis=1)[:, None]
+
+
 def _near_all(pixels: np.ndarray, norms: np.ndarray, colours: np.ndarray) -> np.ndarray:
-    """(k, P) bool: each of the k ``colours`` against each pixel (``norms``: their squared lengths), within
-    STANDING_TOLERANCE."""
-    distance = norms[None] - 2 * colours @ pixels.T + (colours**2).sum(axis=1)[:, None]
-    return distance < STANDING_TOLERANCE**2
+    """(k, P) bool: each of the k ``colours`` against each pixel, within STANDING_TOLERANCE."""
+    return _distances(pixels, norms, colours) < STANDING_TOLERANCE**2
 
 
 def _share(near: np.ndarray, part: np.ndarray, px: int) -> list[float | None]:
