@@ -21,8 +21,11 @@ from scanner.locate import (
     LocatorSettings,
     NoGridFound,
     TooSmall,
+    Verdict,
     locate_kingdom,
 )
+from scanner.locate.attempts import Candidate, Search
+from scanner.locate.search import View
 from scanner.recognizer import FRAME_UNSURE_NOTE, KingdomScanner
 from tests.support.scan_fakes import ColourClassifier
 
@@ -437,3 +440,37 @@ def test_the_search_runs_numpy_s_blas_on_its_own_thread_and_restores_it() -> Non
     with one_blas_thread():
         assert set(blas_threads()) <= {1}
     assert blas_threads() == before
+
+
+class _Doubted(Verdict):
+    """A judged frame whose doubt is given: the preference between frames without a photo to judge."""
+
+    def __init__(self, doubt: float, seam_support: float) -> None:
+        super().__init__(seam_support=seam_support, min_support=0.2, aspect=1.0, square_px=60.0)
+        self._doubt = doubt
+
+    def doubt(self, settings: LocatorSettings) -> float:
+        return self._doubt
+
+
+def _candidate(view: View, size: int, doubt: float, attempt: str = "whole") -> Candidate:
+    # one kingdom 300 px wide in the middle of the view, framed as a 5×5 or a 7×7
+    square = 300 / size
+    homography = np.array([[square, 0, 250], [0, square, 150], [0, 0, 1]], float)
+    verdict = _Doubted(doubt, seam_support=0.9 if doubt < 1 else 0.5)
+    return Candidate(homography, size, np.zeros((0, 2)), verdict, attempt, view, np.eye(3))
+
+
+@pytest.mark.parametrize("sizes", [(5, 7), (7, 5)])
+def test_only_a_sure_larger_frame_takes_an_unsure_frame_s_place(sizes: tuple[int, int]) -> None:
+    # a sure 7×7 replaces an unsure 5×5 of the same kingdom (a lattice of doubled squares); a sure 5×5 never
+    # replaces an unsure 7×7: a window of a Mighty Duel kingdom would stand for it unnoted (docs/
+    # experiments.md, "A sure frame of the other size")
+    view = View(np.full((600, 800, 3), 90, np.uint8), "auto", False, DEFAULT_SETTINGS)
+    unsure_size, sure_size = sizes
+    search = Search(view, ("whole", "windows"))
+    unsure = _candidate(view, unsure_size, doubt=1.5)
+    sure = _candidate(view, sure_size, doubt=0.2, attempt="windows")
+    assert unsure.verdict.unsure(DEFAULT_SETTINGS) and not sure.verdict.unsure(DEFAULT_SETTINGS)
+    search.candidates = [unsure, sure]
+    assert search.chosen() is (sure if sure_size > unsure_size else unsure)
