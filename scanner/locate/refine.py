@@ -296,12 +296,24 @@ def _peaks(
         median = np.median(profiles, axis=1)
     else:  # a side with nothing allowed keeps its whole profile here (it has no peak anyway)
         kept = reference | ~reference.any(axis=1, keepdims=True)
-        median = np.nanmedian(np.where(kept, profiles, np.nan), axis=1)
+        median = _kept_median(profiles, kept)
     contrast = peak / (median + 1e-6)
     first = np.argmax(allowed, axis=1)
     last = allowed.shape[1] - 1 - np.argmax(allowed[:, ::-1], axis=1)
     inside = allowed.any(axis=1) & (best > first) & (best < last)
     return best, peak, contrast, inside
+
+
+def _kept_median(profiles: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The median over axis 1 of the ``kept`` entries of finite ``profiles`` (at least one kept per side),
+    as ``np.nanmedian`` of the others set to NaN gives it (the mean of the two middle values), without its
+    masked arrays: sorted with the others last."""
+    ordered = np.sort(np.where(kept, profiles, np.inf), axis=1)
+    count = kept.sum(axis=1, keepdims=True)
+    high = count // 2
+    low = np.where(count % 2 == 1, high, high - 1)
+    pair = np.take_along_axis(ordered, low, axis=1) + np.take_along_axis(ordered, high, axis=1)
+    return pair[:, 0] / 2.0
 
 
 def _cell_spans(n: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
