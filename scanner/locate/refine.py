@@ -253,8 +253,14 @@ def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: 
     rows = np.clip(np.asarray(bases).reshape(-1, 1) + offsets, 0, grad.shape[0] - 1)
     starts, ends = _cell_spans(n, cell)
     width = min(int(ends.max()), grad.shape[1])  # the running sums past the last span are never read
+    block = grad[rows, :width]
+    if np.array_equal(block, np.trunc(block)):
+        # whole numbers (a Sobel of grey levels, not smoothed by a smear): every sum is exact in any order,
+        # so each span summed alone gives the running sums' differences to the bit, at a fraction of the cost
+        spans = [block[:, :, start:end].sum(axis=2, dtype=np.float64) for start, end in zip(starts, ends)]
+        return np.stack(spans, axis=2) / (ends - starts)
     sums = np.zeros(rows.shape + (width + 1,), np.float64)
-    np.cumsum(grad[rows, :width], axis=2, out=sums[:, :, 1:])
+    np.cumsum(block, axis=2, out=sums[:, :, 1:])
     return (sums[:, :, ends] - sums[:, :, starts]) / (ends - starts)
 
 
