@@ -257,7 +257,7 @@ def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: 
     if np.array_equal(block, np.trunc(block)):
         # whole numbers (a Sobel of grey levels, not smoothed by a smear): every sum is exact in any order,
         # so each span summed alone gives the running sums' differences to the bit, at a fraction of the cost
-        spans = [block[:, :, start:end].sum(axis=2, dtype=np.float64) for start, end in zip(starts, ends)]
+        spans = [block[:, :, a:b].sum(axis=2, dtype=np.float64) for a, b in zip(starts, ends, strict=True)]
         return np.stack(spans, axis=2) / (ends - starts)
     sums = np.zeros(rows.shape + (width + 1,), np.float64)
     np.cumsum(block, axis=2, out=sums[:, :, 1:])
