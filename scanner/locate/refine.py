@@ -253,8 +253,14 @@ def _cell_profiles(grad: np.ndarray, bases: np.ndarray, offsets: np.ndarray, n: 
     rows = np.clip(np.asarray(bases).reshape(-1, 1) + offsets, 0, grad.shape[0] - 1)
     starts, ends = _cell_spans(n, cell)
     width = min(int(ends.max()), grad.shape[1])  # the running sums past the last span are never read
+    block = grad[rows, :width]
+    if np.array_equal(block, np.trunc(block)):
+        # whole numbers (a Sobel of grey levels, not smoothed by a smear): every sum is exact in any order,
+        # so each span summed alone gives the running sums' differences to the bit, at a fraction of the cost
+        spans = [block[:, :, a:b].sum(axis=2, dtype=np.float64) for a, b in zip(starts, ends, strict=True)]
+        return np.stack(spans, axis=2) / (ends - starts)
     sums = np.zeros(rows.shape + (width + 1,), np.float64)
-    np.cumsum(grad[rows, :width], axis=2, out=sums[:, :, 1:])
+    np.cumsum(block, axis=2, out=sums[:, :, 1:])
     return (sums[:, :, ends] - sums[:, :, starts]) / (ends - starts)
 
 
@@ -296,12 +302,24 @@ def _peaks(
         median = np.median(profiles, axis=1)
     else:  # a side with nothing allowed keeps its whole profile here (it has no peak anyway)
         kept = reference | ~reference.any(axis=1, keepdims=True)
-        median = np.nanmedian(np.where(kept, profiles, np.nan), axis=1)
+        median = _kept_median(profiles, kept)
     contrast = peak / (median + 1e-6)
     first = np.argmax(allowed, axis=1)
     last = allowed.shape[1] - 1 - np.argmax(allowed[:, ::-1], axis=1)
     inside = allowed.any(axis=1) & (best > first) & (best < last)
     return best, peak, contrast, inside
+
+
+def _kept_median(profiles: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The median over axis 1 of the ``kept`` entries of finite ``profiles`` (at least one kept per side),
+    as ``np.nanmedian`` of the others set to NaN gives it (the mean of the two middle values), without its
+    masked arrays: sorted with the others last."""
+    ordered = np.sort(np.where(kept, profiles, np.inf), axis=1)
+    count = kept.sum(axis=1, keepdims=True)
+    high = count // 2
+    low = np.where(count % 2 == 1, high, high - 1)
+    pair = np.take_along_axis(ordered, low, axis=1) + np.take_along_axis(ordered, high, axis=1)
+    return pair[:, 0] / 2.0
 
 
 def _cell_spans(n: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
