@@ -91,6 +91,8 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
     model does not see the crown-template block. p(label) ∝ p_joint(label) · p_crowns(crowns of label)^weight.
     """
 
+    feature_config: dict | None = None  # what experts pickled before the parameter existed read as theirs
+
     def __init__(
         self,
         joint,
