@@ -21,8 +21,9 @@ model (``OUTSIDE``, ``--outside``) leaves those out the same way (their boards, 
 scene squares), so that bench too measures squares the classifier never learnt.
 
 ``python -m benchmarks.bench_model [--outside]`` trains one (once; a few minutes on two cores) and prints
-its path. With a plan option (``--white-error``, ``--white-kept``, ``--colour-swap``) or another random
-``--seed`` (a control retrain) it trains a variant into ``--out FILE`` instead, never over the cached one.
+its path. With a plan option (``--white-error``, ``--white-kept``, ``--colour-swap``), another random
+``--seed`` (a control retrain) or a feature block that is off by default (``--spots``) it trains a variant
+into ``--out FILE`` instead, never over the cached one.
 """
 
 from __future__ import annotations
@@ -113,9 +114,11 @@ def train_bench_model(
     held_out: HeldOut = HARD,
     plan=None,
     path: Path | None = None,
+    features=None,
 ) -> Path:
     """Train the classifier on every row but the held-out material's and write it to ``bench_model_path``
-    (or ``path``: a model trained with another augmentation ``plan`` than the default, to compare)."""
+    (or ``path``: a model trained with another augmentation ``plan`` or FeatureConfig ``features`` than the
+    default, to compare)."""
     from model.features import FeatureConfig
     from model.training.dataset import SCENE_SOURCE
     from model.training.estimators import DEFAULT_ESTIMATOR
@@ -124,7 +127,7 @@ def train_bench_model(
 
     name = estimator_name or DEFAULT_ESTIMATOR
     started = time.perf_counter()
-    config, plan = FeatureConfig(), plan or AugmentPlan()
+    config, plan = features or FeatureConfig(), plan or AugmentPlan()
     table = build_table(config, plan, data_dir, use_cache=True, verbose=verbose)
     held = np.isin(table.groups, held_out.groups)
     if verbose:
@@ -213,12 +216,21 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="train with this augmentation seed (AugmentPlan.seed) into --out: a control for retrain noise",
     )
-    parser.add_argument("--out", type=Path, help="with a plan option or --seed: the model file to write")
+    parser.add_argument(
+        "--spots",
+        action="store_true",
+        help="train with the sheep-and-birds feature block (FeatureConfig.spots) into --out",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="with a plan option, --seed or --spots: the model file to write"
+    )
     args = parser.parse_args(argv)
     if (
-        args.white_error or args.white_kept or args.colour_swap or args.seed is not None
+        args.white_error or args.white_kept or args.colour_swap or args.seed is not None or args.spots
     ) and args.out is None:
-        parser.error("plan options and --seed need --out (the cached bench model stays the default plan's)")
+        parser.error(
+            "plan options, --seed and --spots need --out (the cached bench model stays the default's)"
+        )
     if not (DATA_DIR / "labels.json").is_file():
         print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
         return 2
@@ -228,15 +240,18 @@ def main(argv: list[str] | None = None) -> int:
         print(path)
         return 0
     if args.out is not None:  # a variant to compare with the cached one, trained whether or not that exists
+        from model.features import FeatureConfig
         from model.training.feature_table import AugmentPlan
 
+        features = FeatureConfig(spots=args.spots)
         plan = AugmentPlan(
             white_error=args.white_error, white_kept=args.white_kept, colour_swap=args.colour_swap
         )
         if args.seed is not None:
             plan = replace(plan, seed=args.seed)
-        print(f"training {held.describe()}, {plan.to_dict()}, into {args.out}", flush=True)
-        train_bench_model(held_out=held, plan=plan, path=args.out)
+        extra = ", with spots" if args.spots else ""
+        print(f"training {held.describe()}, {plan.to_dict()}{extra}, into {args.out}", flush=True)
+        train_bench_model(held_out=held, plan=plan, path=args.out, features=features)
         return 0
     if path.is_file():
         print(f"{path} exists ({held.describe()})")

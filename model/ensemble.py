@@ -91,6 +91,8 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
     model does not see the crown-template block. p(label) ∝ p_joint(label) · p_crowns(crowns of label)^weight.
     """
 
+    feature_config: dict | None = None  # what experts pickled before the parameter existed read as theirs
+
     def __init__(
         self,
         joint,
@@ -98,18 +100,22 @@ class CrownExpert(ClassifierMixin, BaseEstimator):
         crown_blocks: tuple[str, ...] = ("hog", "crown", "crown_map", "crown_tmpl", CROWN_DETECTOR),
         crown_only_blocks: tuple[str, ...] = ("crown_tmpl",),
         weight: float = 0.5,
+        feature_config: dict | None = None,
     ) -> None:
         self.joint = joint
         self.crown_model = crown_model
         self.crown_blocks = crown_blocks
         self.crown_only_blocks = crown_only_blocks
         self.weight = weight
+        self.feature_config = feature_config
 
     def fit(self, features: np.ndarray, labels: np.ndarray) -> CrownExpert:
-        """Fit on features of the default FeatureConfig, then the crown detector's and the codebook's."""
-        crown_only = block_columns(self.crown_only_blocks)
+        """Fit on features of ``feature_config`` (a FeatureConfig's dict; None: the default one), then the
+        crown detector's and the codebook's."""
+        config = None if self.feature_config is None else FeatureConfig.from_dict(self.feature_config)
+        crown_only = block_columns(self.crown_only_blocks, config)
         self.joint_columns_ = np.setdiff1d(np.arange(features.shape[1]), crown_only)
-        self.crown_columns_ = block_columns(self.crown_blocks)
+        self.crown_columns_ = block_columns(self.crown_blocks, config)
         self.joint_ = clone(self.joint).fit(features[:, self.joint_columns_], labels)
         self.crown_model_ = clone(self.crown_model).fit(
             features[:, self.crown_columns_], LABEL_CROWNS[labels]

@@ -10,6 +10,9 @@ Groups (each can be switched off in FeatureConfig to measure what it brings):
 - crown: masks of crown-gold and crown-outline white pixels, their amounts along the edges and blob counts;
 - crown_map: where those pixels are, on an 8×8 grid (lets the estimator count icons in a row);
 - pixels: a coarse Lab thumbnail;
+- spots (off by default): small bright blobs on a darker surround and small dark blobs on a brighter one
+  (white and black top-hats) in the middle of the square, measured against the square's own brightness:
+  grassland's sheep and wheat's birds, which tell the two apart when the light makes their colours alike;
 - crown_tmpl: a crown-icon template (white rim, 17×21 px at SIDE) matched in its four quarter turns on the
   "whiteness" (smallest channel after white-patch) of the crop; the strongest separate peaks, sorted, and how
   many pass each of a few levels: a direct count of crown icons.
@@ -39,9 +42,15 @@ class FeatureConfig:
     pixels: bool = True
     crown_tmpl: bool = True
     photo_colour: bool = True
+    #: small bright and dark spots against the square's own brightness (sheep, birds); off by default, so
+    #: the cached models keep their configuration; see docs/experiments.md, "Sheep and birds"
+    spots: bool = False
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not self.spots:  # a configuration without it keeps the key it had before
+            del out["spots"]
+        return out
 
     @classmethod
     def from_dict(cls, stored: dict) -> FeatureConfig:
@@ -513,6 +522,50 @@ def _crown_template_features(views: CropViews) -> np.ndarray:
     return np.hstack([peaks, counts.astype(np.float32) / 3.0])
 
 
+#: a disc 7 px wide, wider than a sheep or a bird at SIDE (OpenCV's ellipse is not the same turned)
+_SPOT_KERNEL = ((np.arange(-3, 4)[:, None] ** 2 + np.arange(-3, 4)[None] ** 2) <= 10).astype(np.uint8)
+_SPOT_MIDDLE = slice(SIDE // 8, SIDE - SIDE // 8)  # away from the tile's edges and the seams beside them
+_SPOT_LEVELS = (0.12, 0.25)  # a spot's contrast, in shares of the square's mean brightness
+_SPOT_AREAS = (2, 40)  # pixels of a spot's blob at SIDE (larger: a patch of the artwork, not a spot)
+
+
+def _spot_counts(masks: np.ndarray) -> np.ndarray:
+    """(n,) counts of 8-connected blobs of _SPOT_AREAS pixels in each (n, h, w) mask. (A blob's crop is
+    that of its mean row, as no blob reaches across the gaps; cheaper than OpenCV's blob statistics.)"""
+    n, height, width = masks.shape
+    _, labels = cv2.connectedComponents(_stacked(masks.view(np.uint8), 1, 0), connectivity=8)
+    flat = labels.ravel()
+    area = np.bincount(flat)[1:]
+    rows = np.repeat(np.arange(labels.shape[0], dtype=np.float64), width)
+    owner = (np.bincount(flat, weights=rows)[1:] / np.maximum(area, 1) // (height + 1)).astype(np.int64)
+    kept = (area >= _SPOT_AREAS[0]) & (area <= _SPOT_AREAS[1])
+    return np.bincount(owner[kept], minlength=n)
+
+
+def _spot_features(crops: np.ndarray, gray: np.ndarray) -> np.ndarray:
+    """Small bright spots of the smallest channel (white on green or yellow: sheep) and small dark spots of
+    the grey crop (birds on wheat): white and black top-hats in the middle of the square, divided by its
+    mean grey level so that a dim or coloured light changes them little. Per polarity: blob counts above
+    each level (log), the share of the middle above the lowest level, the mean and 99th percentile."""
+    n = len(crops)
+    gap = _SPOT_KERNEL.shape[0] // 2 + 1
+    smallest = np.minimum(np.minimum(crops[..., 0], crops[..., 1]), crops[..., 2])
+    bright = cv2.morphologyEx(_stacked(smallest, gap, 0), cv2.MORPH_TOPHAT, _SPOT_KERNEL)
+    dark = cv2.morphologyEx(_stacked(gray, gap, 255), cv2.MORPH_BLACKHAT, _SPOT_KERNEL)
+    middle = gray[:, _SPOT_MIDDLE, _SPOT_MIDDLE]
+    scale = np.maximum(middle.reshape(n, -1).mean(axis=1), 8.0).astype(np.float32)[:, None, None]
+    parts = []
+    for hats in (bright, dark):
+        relative = _unstacked(hats, n, gap)[:, _SPOT_MIDDLE, _SPOT_MIDDLE].astype(np.float32) / scale
+        counts = [_spot_counts(relative >= level) for level in _SPOT_LEVELS]
+        flat = relative.reshape(n, -1)
+        top = int(flat.shape[1] * 0.99)  # the 99th percentile (a partition: no sort)
+        parts.append(np.log1p(np.stack(counts, axis=1).astype(np.float32)))
+        high = np.partition(flat, top, axis=1)[:, top]
+        parts.append(np.stack([(flat >= _SPOT_LEVELS[0]).mean(axis=1), flat.mean(axis=1), high], axis=1))
+    return np.hstack(parts)
+
+
 def _lab_thumbnails(lab: np.ndarray) -> np.ndarray:
     """(n, THUMB, THUMB, 3) block means of the Lab crops, scaled to 0-1."""
     return block_means(lab.astype(np.float32) / 255.0, THUMB)
@@ -542,6 +595,7 @@ BLOCKS = (
     "pixels",
     "crown_tmpl",
     "photo_colour",
+    "spots",
 )
 
 
@@ -615,6 +669,8 @@ def extract_features(
         parts.append(_crown_template_features(views))
     if config.photo_colour:
         parts.append(_photo_colour_features(crops, views.white_points))
+    if config.spots:
+        parts.append(_spot_features(crops, views.gray))
     return np.hstack(parts).astype(np.float32)
 
 

@@ -112,6 +112,8 @@ def fit_classifier(
     matcher = ArtworkMatcher().fit(table.thumbs[real], table.labels[real])
     features, labels = training_rows(table, mask, config, codebook, detector)
     estimator = make_estimator()
+    if "feature_config" in estimator.get_params(deep=False):  # it picks columns by feature block
+        estimator.set_params(feature_config=config.to_dict())
     estimator.fit(features, labels)
     return SquareClassifier(estimator, config, codebook=codebook, crown_detector=detector, matcher=matcher)
 

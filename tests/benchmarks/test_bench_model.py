@@ -55,7 +55,7 @@ def test_a_variant_plan_or_another_seed_is_never_written_over_the_cached_bench_m
 
     from benchmarks.bench_model import main
 
-    for option in (["--colour-swap", "1.0"], ["--seed", "8"], ["--white-error", "1.0"]):
+    for option in (["--colour-swap", "1.0"], ["--seed", "8"], ["--white-error", "1.0"], ["--spots"]):
         with pytest.raises(SystemExit):
             main(["--outside", *option])
         assert "need --out" in capsys.readouterr().err

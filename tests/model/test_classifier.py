@@ -197,10 +197,10 @@ def test_turned_crops_keep_their_shape_and_turn_about_the_centre(board):
     assert np.abs(there_and_back[:, centre, centre] - crops[:, centre, centre]).mean() < 6
 
 
-def test_rotated_features_are_a_column_permutation():
+@pytest.mark.parametrize("config", [FeatureConfig(), FeatureConfig(spots=True)])
+def test_rotated_features_are_a_column_permutation(config):
     rng = np.random.default_rng(0)
     crops = normalise_crops([rng.integers(0, 256, (64, 64, 3), dtype=np.uint8) for _ in range(4)])
-    config = FeatureConfig()
     features = extract_features(crops, config)
     for turns in (1, 2, 3):
         turned = extract_features(np.stack([augment.rotate90(c, turns) for c in crops]), config)
@@ -256,6 +256,21 @@ def test_any_crop_size_gives_the_same_reading(classifier, board, side):
     resized = [cv2.resize(square, (side, side), interpolation=cv2.INTER_AREA) for square in squares[:6]]
     agreement = np.mean(classifier.predict_proba(resized).argmax(axis=1) == reference)
     assert agreement >= 5 / 6
+
+
+def test_a_crown_expert_told_of_an_extra_block_finds_the_crown_detectors_columns_after_it():
+    config = FeatureConfig(spots=True)
+    rng = np.random.default_rng(1)
+    features = rng.random((240, feature_size(config) + CROWN_DETECTOR_FEATURES)).astype(np.float32)
+    expert = make_estimator("mlp_crowns").set_params(feature_config=config.to_dict())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expert.fit(features, rng.integers(0, len(LABELS), 240))
+    detector = set(range(feature_size(config), features.shape[1]))
+    assert detector <= set(expert.crown_columns_) and detector <= set(expert.joint_columns_)
+    assert expert.predict_proba(features[:5]).shape[0] == 5
+    del expert.feature_config  # as an expert pickled before the parameter existed
+    assert expert.get_params(deep=False)["feature_config"] is None
 
 
 def test_grey_and_alpha_crops_are_accepted(classifier, board):

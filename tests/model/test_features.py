@@ -161,3 +161,27 @@ def test_relighting_moves_a_white_level_as_it_moves_the_pixels(crops):
             levels(photo_white_point(crops[:25])),
             atol=1.5,
         )
+
+
+def _spotted(surface, spot, centres) -> np.ndarray:
+    """A flat SIDE×SIDE square of ``surface`` colour (BGR) with 2-px-radius discs of ``spot`` colour."""
+    square = np.full((SIDE, SIDE, 3), surface, dtype=np.uint8)
+    for y, x in centres:
+        cv2.circle(square, (x, y), 2, spot, -1)
+    return square
+
+
+def test_the_spots_block_counts_sheep_and_birds_under_any_light():
+    only = FeatureConfig(**{name: False for name in FeatureConfig().to_dict()}, spots=True)
+    centres = [(14 + 9 * (i // 4), 14 + 10 * (i % 4)) for i in range(16)][:13]
+    grassland = _spotted((40, 170, 90), (235, 240, 240), centres)  # white sheep on green
+    wheat = _spotted((30, 190, 220), (20, 40, 60), centres[:5])  # dark birds on yellow
+    plain = np.full((SIDE, SIDE, 3), (40, 170, 90), dtype=np.uint8)
+    squares = np.stack([grassland, wheat, plain])
+    warm_dim = np.clip(squares * np.float32([0.35, 0.6, 0.8]), 0, 255).astype(np.uint8)
+    for lit in (squares, warm_dim):
+        features = extract_features(lit, only)
+        bright, dark = np.expm1(features[:, :2]).round(), np.expm1(features[:, 5:7]).round()
+        np.testing.assert_array_equal(bright[:, 0], [13, 0, 0])  # the sheep, at the lower level
+        np.testing.assert_array_equal(dark[:, 0], [0, 5, 0])  # the birds
+    assert "spots" not in FeatureConfig().to_dict()  # off by default: the cached models keep their keys
