@@ -128,6 +128,9 @@ def train_bench_model(
     name = estimator_name or DEFAULT_ESTIMATOR
     started = time.perf_counter()
     config, plan = features or FeatureConfig(), plan or AugmentPlan()
+    if path is None and (config != FeatureConfig() or plan != AugmentPlan()):
+        # the cached model's name is keyed by the default features and plan: a variant never goes there
+        raise ValueError("a bench model with another feature configuration or plan needs its own path")
     table = build_table(config, plan, data_dir, use_cache=True, verbose=verbose)
     held = np.isin(table.groups, held_out.groups)
     if verbose:

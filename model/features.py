@@ -559,7 +559,7 @@ def _spot_features(crops: np.ndarray, gray: np.ndarray) -> np.ndarray:
         relative = _unstacked(hats, n, gap)[:, _SPOT_MIDDLE, _SPOT_MIDDLE].astype(np.float32) / scale
         counts = [_spot_counts(relative >= level) for level in _SPOT_LEVELS]
         flat = relative.reshape(n, -1)
-        top = int(flat.shape[1] * 0.99)  # the 99th percentile (a partition: no sort)
+        top = int(flat.shape[1] * 0.99)  # about the 99th percentile (a partition: no sort)
         parts.append(np.log1p(np.stack(counts, axis=1).astype(np.float32)))
         high = np.partition(flat, top, axis=1)[:, top]
         parts.append(np.stack([(flat >= _SPOT_LEVELS[0]).mean(axis=1), flat.mean(axis=1), high], axis=1))

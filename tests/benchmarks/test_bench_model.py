@@ -59,3 +59,16 @@ def test_a_variant_plan_or_another_seed_is_never_written_over_the_cached_bench_m
         with pytest.raises(SystemExit):
             main(["--outside", *option])
         assert "need --out" in capsys.readouterr().err
+
+
+def test_a_variant_trained_without_its_own_path_is_refused_before_any_training() -> None:
+    import pytest
+
+    from benchmarks.bench_model import train_bench_model
+    from model.features import FeatureConfig
+    from model.training.feature_table import AugmentPlan
+
+    with pytest.raises(ValueError, match="own path"):
+        train_bench_model(features=FeatureConfig(spots=True), verbose=False)
+    with pytest.raises(ValueError, match="own path"):
+        train_bench_model(plan=AugmentPlan(seed=8), verbose=False)

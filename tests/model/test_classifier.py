@@ -268,6 +268,8 @@ def test_a_crown_expert_told_of_an_extra_block_finds_the_crown_detectors_columns
         expert.fit(features, rng.integers(0, len(LABELS), 240))
     detector = set(range(feature_size(config), features.shape[1]))
     assert detector <= set(expert.crown_columns_) and detector <= set(expert.joint_columns_)
+    assert not set(block_columns(("spots",), config)) & set(expert.crown_columns_)
+    assert not set(block_columns(("crown_tmpl",), config)) & set(expert.joint_columns_)
     assert expert.predict_proba(features[:5]).shape[0] == 5
     del expert.feature_config  # as an expert pickled before the parameter existed
     assert expert.get_params(deep=False)["feature_config"] is None

@@ -171,7 +171,7 @@ def _spotted(surface, spot, centres) -> np.ndarray:
     return square
 
 
-def test_the_spots_block_counts_sheep_and_birds_under_any_light():
+def test_the_spots_block_counts_sheep_and_birds_under_a_warm_dim_light():
     only = FeatureConfig(**{name: False for name in FeatureConfig().to_dict()}, spots=True)
     centres = [(14 + 9 * (i // 4), 14 + 10 * (i % 4)) for i in range(16)][:13]
     grassland = _spotted((40, 170, 90), (235, 240, 240), centres)  # white sheep on green

@@ -204,3 +204,37 @@ def test_unsure_square_timing_takes_every_square_through_both_extra_readings():
     assert per_square >= 0
     assert seen == [("recheck", 3, True, 1), ("matched", 3, True, 1)] * 3
     assert cv2.getNumThreads() == before
+
+
+def test_an_estimator_that_picks_columns_by_block_is_told_the_feature_configuration(monkeypatch):
+    # a crown expert picks the crown detector's columns after the blocks that are on: fitted with an extra
+    # block, it must be told so, or it reads the wrong columns
+    class Picker:
+        def __init__(self) -> None:
+            self.feature_config = None
+
+        def get_params(self, deep: bool = True) -> dict:
+            return {"feature_config": self.feature_config}
+
+        def set_params(self, **params) -> Picker:
+            self.feature_config = params["feature_config"]
+            return self
+
+        def fit(self, features, labels) -> Picker:
+            self.fitted_with, self.classes_ = self.feature_config, np.unique(labels)
+            return self
+
+    class Matcher:
+        def fit(self, thumbs, labels) -> Matcher:
+            return self
+
+    monkeypatch.setattr(crossval, "fit_crown_detector", lambda table, mask, verbose: None)
+    monkeypatch.setattr(crossval, "ArtworkMatcher", Matcher)
+    monkeypatch.setattr(
+        crossval, "training_rows", lambda table, mask, *a: (table.features[mask], table.labels[mask])
+    )
+    config = crossval.FeatureConfig(spots=True)
+    table = small_table()
+    picker = Picker()
+    crossval.fit_classifier(table, np.ones(len(table.labels), bool), config, lambda: picker, codebook_words=0)
+    assert picker.fitted_with == config.to_dict() and picker.fitted_with["spots"]
