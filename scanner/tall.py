@@ -589,9 +589,50 @@ def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.nd
     return np.ascontiguousarray(whole)
 
 
-def soften_hidden(probabilities: np.ndarray, hidden: np.ndarray, share: float, soften: float) -> np.ndarray:
+def soften_hidden(
+    probabilities: np.ndarray,
+    hidden: np.ndarray,
+    share: float,
+    soften: float,
+    pieces: np.ndarray | None = None,
+) -> np.ndarray:
     """(N, N, labels) with the squares a castle may hide (``hidden`` >= ``share``) read less surely: their
-    probabilities raised to a power under 1 (by ``soften`` at most), the lower the more may be hidden."""
+    probabilities raised to a power under 1 (by ``soften`` at most), the lower the more may be hidden.
+    ``pieces`` (N, N) bool: squares a piece stands on, which keep their castle probability (keep_castle)."""
     power = 1.0 - soften * np.clip(hidden, 0.0, 1.0) * (hidden >= share)
     softened = np.maximum(probabilities, 1e-12) ** power[..., None]
-    return softened / softened.sum(axis=-1, keepdims=True)
+    softened /= softened.sum(axis=-1, keepdims=True)
+    return softened if pieces is None else keep_castle(softened, probabilities, pieces)
+
+
+def piece_reading(whole: np.ndarray, free: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+    """(N, N, labels) ``whole`` (the classifier's reading of each whole square) with the squares a piece
+    stands on (``pieces``, N×N bool) read from both it and ``free`` (their free side's reading): a linear
+    pool weighed by how sure the whole square is (its largest probability), so the whole square's reading
+    stays where it is sure (a crown the piece hides from the free side, a piece the classifier has learnt)
+    and the free side decides what it leaves open (a piece read as a crown or as another terrain, unsure);
+    the castle's probability is the whole square's (a piece is found on a tile: it says nothing of where
+    the castle is)."""
+    whole = np.asarray(whole, dtype=float)
+    free = keep_castle(free, whole, pieces)
+    sure = whole.max(axis=-1, keepdims=True)
+    return np.where(pieces[..., None], sure * whole + (1.0 - sure) * free, whole)
+
+
+def with_pieces(castle_read: np.ndarray, pooled: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+    """(N, N, labels) ``castle_read`` (the squares read with the castle's lean) with the squares a piece
+    stands on (``pieces``) read as ``pooled`` (piece_reading, weighed) but for their castle probability."""
+    return np.where(pieces[..., None], keep_castle(pooled, castle_read, pieces), castle_read)
+
+
+def keep_castle(probabilities: np.ndarray, source: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """(N, N, labels) ``probabilities`` with the squares ``kept`` (N, N bool) given ``source``'s castle
+    probability, their other labels scaled to the rest: a piece found on a square moves no castle to it or
+    from it, whatever it does to the square's terrain (docs/experiments.md, "The piece's square read from
+    both its readings")."""
+    kept_probabilities = np.array(probabilities, dtype=float)
+    castle = source[kept, CASTLE_LABEL]
+    others = kept_probabilities[kept].sum(axis=-1) - kept_probabilities[kept, CASTLE_LABEL]
+    kept_probabilities[kept] *= ((1.0 - castle) / np.maximum(others, 1e-12))[:, None]
+    kept_probabilities[kept, CASTLE_LABEL] = castle
+    return kept_probabilities
