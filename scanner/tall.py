@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 
 #: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
 CASTLE_HEIGHT = 0.7
@@ -607,16 +607,51 @@ def soften_hidden(
 
 def piece_reading(whole: np.ndarray, free: np.ndarray, pieces: np.ndarray) -> np.ndarray:
     """(N, N, labels) ``whole`` (the classifier's reading of each whole square) with the squares a piece
-    stands on (``pieces``, N×N bool) read from both it and ``free`` (their free side's reading): a linear
-    pool weighed by how sure the whole square is (its largest probability), so the whole square's reading
-    stays where it is sure (a crown the piece hides from the free side, a piece the classifier has learnt)
-    and the free side decides what it leaves open (a piece read as a crown or as another terrain, unsure);
-    the castle's probability is the whole square's (a piece is found on a tile: it says nothing of where
-    the castle is)."""
+    stands on (``pieces``, N×N bool) read from both it and ``free`` (their free side's reading), one question
+    at a time: the terrain, then the crowns on each terrain, each a linear pool weighed by how sure the whole
+    square is of it (_pool). The whole square's answer stays where it is sure (a crown the piece hides from
+    the free side, a piece the classifier has learnt) and the free side decides what it leaves open (a piece
+    read as another terrain; crowns the whole square hesitates between, which the free side counts whatever
+    terrain it reads); the castle's probability is the whole square's (a piece is found on a tile: it says
+    nothing of where the castle is)."""
     whole = np.asarray(whole, dtype=float)
     free = keep_castle(free, whole, pieces)
-    sure = whole.max(axis=-1, keepdims=True)
-    return np.where(pieces[..., None], sure * whole + (1.0 - sure) * free, whole)
+    read = whole.copy()
+    for cell in zip(*np.nonzero(pieces), strict=True):
+        read[cell] = _piece_square(whole[cell], free[cell])
+    return read
+
+
+#: Each label's terrain (an index of _TERRAINS) and crowns: a piece's square is read one question at a time.
+_TERRAINS = tuple(dict.fromkeys(label.terrain for label in LABELS))
+_TERRAIN_OF = np.array([_TERRAINS.index(label.terrain) for label in LABELS])
+_CROWNS_OF = np.array([label.crowns for label in LABELS])
+
+
+def _pool(whole: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """``whole``'s distribution where it is sure, ``free``'s where it is not: s·whole + (1−s)·free, with s
+    whole's largest probability."""
+    sure = whole.max()
+    return sure * whole + (1.0 - sure) * free
+
+
+def _piece_square(whole: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """piece_reading of one square (labels): the terrains pooled, then each terrain's crowns."""
+    whole_terrain = np.bincount(_TERRAIN_OF, whole, len(_TERRAINS))
+    free_terrain = np.bincount(_TERRAIN_OF, free, len(_TERRAINS))
+    terrain = _pool(whole_terrain, free_terrain)
+    shown = np.bincount(_CROWNS_OF, free)  # the crowns the free side shows, whatever terrain it reads
+    read = np.zeros_like(whole)
+    for index in range(len(_TERRAINS)):
+        labels = _TERRAIN_OF == index
+        crowns = shown[_CROWNS_OF[labels]]
+        crowns = crowns / crowns.sum() if crowns.sum() > 1e-9 else np.full(labels.sum(), 1.0 / labels.sum())
+        if whole_terrain[index] > 1e-3:
+            crowns = _pool(whole[labels] / whole_terrain[index], crowns)
+        elif free_terrain[index] > 1e-9:  # a terrain only the free side reads: its crowns as it reads them
+            crowns = free[labels] / free_terrain[index]
+        read[labels] = terrain[index] * crowns
+    return read / read.sum()
 
 
 def with_pieces(castle_read: np.ndarray, pooled: np.ndarray, pieces: np.ndarray) -> np.ndarray:

@@ -319,14 +319,32 @@ def test_a_square_a_piece_stands_on_is_flagged_for_its_own_reason_unless_read_as
 
 def test_a_piece_s_square_keeps_its_whole_reading_where_sure_and_the_free_side_decides_where_not() -> None:
     crowned, plain, forest = Square(Terrain.GRASSLAND, 1), GRASSLAND, Square(Terrain.FOREST, 1)
-    whole = probabilities_with({(0, 0): {crowned: 0.93, plain: 0.05}, (0, 1): {forest: 0.55, plain: 0.4}})
-    # the free side does not show the crown under the piece, nor the forest the piece was taken for
-    free = probabilities_with({(0, 0): {plain: 0.97}, (0, 1): {plain: 0.97}, (4, 4): {LAKE: 1.0}})
+    one_mine, two_mines = Square(Terrain.MINE, 1), Square(Terrain.MINE, 2)
+    whole = probabilities_with(
+        {
+            (0, 0): {crowned: 0.93, plain: 0.05},
+            (0, 1): {forest: 0.55, plain: 0.4},
+            (0, 2): {one_mine: 0.46, two_mines: 0.52},
+        }
+    )
+    # the free side does not show the crown under the piece, nor the forest the piece was taken for; on
+    # (0, 2) it reads another terrain, but one crown
+    free = probabilities_with(
+        {
+            (0, 0): {plain: 0.97},
+            (0, 1): {plain: 0.97},
+            (0, 2): {Square(Terrain.SWAMP, 1): 0.99},
+            (4, 4): {LAKE: 1.0},
+        }
+    )
     pieces = np.zeros((5, 5), bool)
-    pieces[0, 0] = pieces[0, 1] = True
+    pieces[0, :3] = True
     read = piece_reading(whole, free, pieces)
     assert LABELS[read[0, 0].argmax()] == crowned  # sure: the whole square's crown stays
-    assert LABELS[read[0, 1].argmax()] == plain  # unsure: the free side decides
+    assert LABELS[read[0, 1].argmax()] == plain  # unsure of the terrain: the free side decides
+    assert (
+        LABELS[read[0, 2].argmax()] == one_mine
+    )  # sure of the terrain, not of its crowns: the free side counts
     assert np.allclose(read[~pieces], whole[~pieces])  # no piece: the whole reading, whatever else is read
     assert np.allclose(read.sum(axis=-1), 1.0)
 
