@@ -123,9 +123,9 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
-    #: a king on a square found by its silhouette (tall.standing_pieces), flagged, softened, read from its
-    #: free side; off: no gain held out (docs/experiments.md, "At the merge: size18, king18 and cloth18")
-    pieces: bool = False
+    #: a king on a square found by its silhouette (tall.standing_pieces), flagged, softened, read from the
+    #: whole square where sure, its free side where not; it moves no castle (docs/experiments.md, king19)
+    pieces: bool = True
     piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
