@@ -30,6 +30,7 @@ import os
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -248,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--one-core", action="store_true", help="pin the process to one core and OpenCV to one thread"
     )
+    parser.add_argument(
+        "--pieces",
+        choices=("on", "off"),
+        help="look for pieces on the squares or not (default: the scanner's)",
+    )
     args = parser.parse_args(argv)
     if args.count is not None and args.count < 1:
         print("hard bench: --count must be at least 1", file=sys.stderr)
@@ -260,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     if scanner is None:
         print(f"hard bench: {model_text}", file=sys.stderr)
         return 2
+    if args.pieces:
+        scanner.reading = replace(scanner.reading, pieces=args.pieces == "on")
+        model_text += f", pieces {args.pieces}"
     seeds = split_seeds(args.split, args.count, args.conditions)
     rows = []
     started = time.perf_counter()

@@ -56,9 +56,11 @@ from scanner.tall import (
     Leaning,
     castle_leaning,
     hidden_neighbours,
+    piece_reading,
     pieces_on_tiles,
     soften_hidden,
     visible_part,
+    with_pieces,
 )
 
 MOVED_FRAME_NOTE = (
@@ -121,9 +123,9 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
-    #: a king on a square found by its silhouette (tall.standing_pieces), flagged, softened, read from its
-    #: free side; off: no gain held out (docs/experiments.md, "At the merge: size18, king18 and cloth18")
-    pieces: bool = False
+    #: a king found by its silhouette (tall.standing_pieces), flagged, read from the whole square where sure,
+    #: its free side where not; it moves no castle (docs/experiments.md, "The piece's square read from both")
+    pieces: bool = True
     piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
@@ -423,8 +425,7 @@ class KingdomScanner:
             located = located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
 
-        # the reading stages' processor time, steadier than the clock on a busy machine
-        cpu = time.process_time()
+        cpu = time.process_time()  # the reading stages' processor time: steadier than the clock
         reduced = scale * FULL_RESOLUTION_GAIN <= 1.0
         full = partial(_full_photo, source, name) if reduced else None
         frame = self._read_frame(image, located, by_hand, timings, full)
@@ -586,28 +587,26 @@ class KingdomScanner:
             evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
-        t0 = time.perf_counter()  # pieces and the castle's lean are part of reading the squares
-        raw, occluded = self._pieces(crops, raw, evidence, rectified, homography, image.shape)
-        probabilities = weigh_empty(raw, evidence)
-        cover, leaning = castle_leaning(
-            probabilities, rectified, homography, image.shape, settings.castle_height
-        )
+        t0 = time.perf_counter()  # the castle's lean and pieces are part of reading the squares
+        whole = weigh_empty(raw, evidence)  # the castle's place is read without the pieces
+        cover, leaning = castle_leaning(whole, rectified, homography, image.shape, settings.castle_height)
+        raw, occluded = self._pieces(crops, raw, whole, rectified, homography, image.shape)
+        on_piece = occluded > 0  # read from both readings, keeping the castle's probability
+        weighed = with_pieces(leaning.probabilities, weigh_empty(raw, evidence), on_piece)
         covered = np.maximum(leaning.hidden, occluded)  # by the castle or a piece
-        weighed = soften_hidden(leaning.probabilities, covered, settings.hidden_share, settings.hidden_soften)
+        weighed = soften_hidden(weighed, covered, settings.hidden_share, settings.hidden_soften, on_piece)
         timings["classify"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
         solved = solve_kingdom(weighed)  # the labels first: the castle's place decides what is read again
         timings["decode_score"] = time.perf_counter() - t0
         castle = _castle(solved.kingdom)
-        hidden = (
-            [] if castle is None else hidden_neighbours(cover[castle], castle, settings.hidden_flag_share)
-        )
+        hidden = hidden_neighbours(cover[castle], castle, settings.hidden_flag_share) if castle else []
         # a square a piece stands on was read from the side it leaves free (the castle's part would show it)
-        hidden = [(r, c, share) for r, c, share in hidden if not occluded[r, c]]
+        hidden = [(r, c, share) for r, c, share in hidden if not on_piece[r, c]]
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             raw, weighed, solved = self._decode_visible(
-                crops, raw, evidence, replace(leaning, hidden=covered), hidden, castle, timings
+                crops, raw, evidence, replace(leaning, hidden=covered), hidden, castle, timings, on_piece
             )
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
@@ -621,7 +620,7 @@ class KingdomScanner:
             leaning=leaning,
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
-            pieces=occluded > 0,
+            pieces=on_piece,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | _union(details.review)
@@ -637,6 +636,7 @@ class KingdomScanner:
         hidden: list,
         castle: tuple[int, int],
         timings: dict[str, float],
+        pieces: np.ndarray,  # (N, N) bool: squares a piece stands on, which keep their castle probability
     ) -> tuple:
         """(raw, weighed, solved) again with the squares the castle hides read from what it leaves visible."""
         t0 = time.perf_counter()
@@ -648,7 +648,7 @@ class KingdomScanner:
         )
         probabilities /= probabilities.sum(axis=-1, keepdims=True)
         weighed = soften_hidden(
-            probabilities, leaning.hidden, self.reading.hidden_share, self.reading.hidden_soften
+            probabilities, leaning.hidden, self.reading.hidden_share, self.reading.hidden_soften, pieces
         )
         timings["classify"] += time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -656,16 +656,16 @@ class KingdomScanner:
         timings["decode_score"] += time.perf_counter() - t0
         return raw, weighed, solved
 
-    def _pieces(self, crops: list, raw: np.ndarray, evidence, rectified, homography, shape) -> tuple:
-        """(``raw`` with the squares a piece stands on (tall.pieces_on_tiles, of the tiles read with the
-        table's ``evidence``) read from the side it leaves visible, the share of each square it hides)."""
+    def _pieces(self, crops: list, raw: np.ndarray, whole, rectified, homography, shape) -> tuple:
+        """(``raw`` with the squares a piece stands on (pieces_on_tiles of ``whole``) read from both the whole
+        square and the side the piece leaves visible (piece_reading), the share of each square it hides)."""
         occluded = np.zeros(raw.shape[:2])
-        tiles = weigh_empty(raw, evidence) if self.reading.pieces else None
-        pieces = {} if tiles is None else pieces_on_tiles(rectified, homography, shape, tiles)
+        pieces = pieces_on_tiles(rectified, homography, shape, whole) if self.reading.pieces else {}
         for cell, piece in pieces.items():
             occluded[cell] = piece.share
         if pieces and self.reading.piece_visible:
-            raw = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
+            free = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
+            raw = piece_reading(raw, free, occluded > 0)
         return raw, occluded
 
     def _read_visible(self, crops: list, raw: np.ndarray, hidden: list) -> np.ndarray:

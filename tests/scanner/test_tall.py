@@ -8,23 +8,33 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.scenes import generate_scene
+from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
 from scanner.decode import decode_kingdom
-from scanner.recognizer import KingdomScanner, ReadingDetails, ReadingSettings, review_flags, review_reasons
+from scanner.recognizer import (
+    PIECE_NOTE,
+    KingdomScanner,
+    ReadingDetails,
+    ReadingSettings,
+    review_flags,
+    review_reasons,
+)
 from scanner.tall import (
     camera_from_homography,
     castle_cover,
     covered_shares,
     lean_castle,
     leans,
+    piece_reading,
     silhouette,
+    soften_hidden,
     standing_candidates,
     standing_evidence,
     standing_pieces,
+    with_pieces,
 )
-from tests.support.castle_scenes import with_castle
+from tests.support.castle_scenes import with_castle, with_king
 
 WIDTH, HEIGHT = 2000, 1500
 
@@ -305,3 +315,77 @@ def test_a_square_a_piece_stands_on_is_flagged_for_its_own_reason_unless_read_as
         [[kingdom[r, c].terrain != Terrain.EMPTY for c in range(5)] for r in range(5)]
     )
     assert (reasons["piece"] == expected).all() and expected.any()
+
+
+def test_a_piece_s_square_keeps_its_whole_reading_where_sure_and_the_free_side_decides_where_not() -> None:
+    crowned, plain, forest = Square(Terrain.GRASSLAND, 1), GRASSLAND, Square(Terrain.FOREST, 1)
+    one_mine, two_mines = Square(Terrain.MINE, 1), Square(Terrain.MINE, 2)
+    whole = probabilities_with(
+        {
+            (0, 0): {crowned: 0.93, plain: 0.05},
+            (0, 1): {forest: 0.55, plain: 0.4},
+            (0, 2): {one_mine: 0.46, two_mines: 0.52},
+        }
+    )
+    # the free side does not show the crown under the piece, nor the forest the piece was taken for; on
+    # (0, 2) it reads another terrain, but one crown
+    free = probabilities_with(
+        {
+            (0, 0): {plain: 0.97},
+            (0, 1): {plain: 0.97},
+            (0, 2): {Square(Terrain.SWAMP, 1): 0.99},
+            (4, 4): {LAKE: 1.0},
+        }
+    )
+    pieces = np.zeros((5, 5), bool)
+    pieces[0, :3] = True
+    read = piece_reading(whole, free, pieces)
+    assert LABELS[read[0, 0].argmax()] == crowned  # sure: the whole square's crown stays
+    assert LABELS[read[0, 1].argmax()] == plain  # unsure of the terrain: the free side decides
+    assert (
+        LABELS[read[0, 2].argmax()] == one_mine
+    )  # sure of the terrain, not of its crowns: the free side counts
+    assert np.allclose(read[~pieces], whole[~pieces])  # no piece: the whole reading, whatever else is read
+    assert np.allclose(read.sum(axis=-1), 1.0)
+
+
+def test_a_piece_moves_no_castle_probability_to_its_square_or_from_it() -> None:
+    whole = probabilities_with(
+        {(2, 2): {CASTLE: 0.6, LAKE: 0.4}, (3, 2): {CASTLE: 0.01, LAKE: 0.6, GRASSLAND: 0.39}}
+    )
+    free = probabilities_with({(3, 2): {LAKE: 0.5, GRASSLAND: 0.5}})
+    free[3, 2, CASTLE_LABEL] = 0.0  # the free side is read with the castle's label off
+    pieces = np.zeros((5, 5), bool)
+    pieces[3, 2] = True
+    read = piece_reading(whole, free, pieces)
+    assert read[3, 2, CASTLE_LABEL] == pytest.approx(whole[3, 2, CASTLE_LABEL])
+    hidden = np.where(pieces, 0.6, 0.0)
+    softened = soften_hidden(read, hidden, 0.25, 0.5, pieces)
+    assert softened[3, 2, CASTLE_LABEL] == pytest.approx(whole[3, 2, CASTLE_LABEL])
+    assert softened[3, 2].max() < read[3, 2].max()  # its terrain read less surely, for the box to decide
+    # without the piece's rule the softening alone would lift the castle there
+    assert soften_hidden(read, hidden, 0.25, 0.5)[3, 2, CASTLE_LABEL] > 3 * whole[3, 2, CASTLE_LABEL]
+    leaning = probabilities_with({(2, 2): {CASTLE: 0.9, LAKE: 0.1}})
+    combined = with_pieces(leaning, read, pieces)
+    assert np.allclose(combined[~pieces], leaning[~pieces])
+    assert combined[3, 2, CASTLE_LABEL] == pytest.approx(leaning[3, 2, CASTLE_LABEL])
+    assert combined[3, 2].sum() == pytest.approx(1.0)
+
+
+def test_a_king_beside_the_castle_is_flagged_and_leaves_the_castle_and_its_square_read_right() -> None:
+    scanner = KingdomScanner(reading=ReadingSettings(pieces=True))
+    scene = generate_scene(104, tilt_range=(25.0, 25.0), width_range=(0.35, 0.6), distractors=False)
+    truth, n = scene.upright()[0], scene.kingdom.grid_size
+    castle = next(cell for cell, square in scene.kingdom.cells() if square.terrain == Terrain.CASTLE)
+    where = np.rot90(np.arange(n * n).reshape(n, n), upright_rotation(scene.corners))  # generated -> upright
+    upright = {
+        (r, c): tuple(int(v) for v in np.argwhere(where == r * n + c)[0]) for r in range(n) for c in range(n)
+    }
+    for cell in ((castle[0] + 1, castle[1]), (castle[0], castle[1] - 1)):  # below it, left of it
+        result = scanner.scan(with_king(scene, cell, colour=0, image=with_castle(scene, colour=1)))
+        assert result.kingdom[upright[castle]].terrain == Terrain.CASTLE
+        pieces = result.flag_reasons["review_piece"]
+        assert pieces[upright[cell]] and pieces.sum() == 1 and PIECE_NOTE.format(count=1) in result.notes
+        assert result.kingdom[upright[cell]] == truth[upright[cell]]
+        wrong = [square for square, label in truth.cells() if result.kingdom[square] != label]
+        assert all(result.flagged[square] for square in wrong), (cell, wrong)

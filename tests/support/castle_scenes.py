@@ -75,15 +75,51 @@ def _boxes(row: int, col: int, height: float, inset: float) -> list[tuple[np.nda
     return faces
 
 
+def _block(row: int, col: int, height: float, inset: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Faces (4 corners in grid x, y, z) and outward normals of a closed upright block on the square."""
+    x0, x1, y0, y1 = col + inset, col + 1 - inset, row + inset, row + 1 - inset
+    sides = (
+        ([[x0, y0], [x0, y1]], [-1, 0, 0]),
+        ([[x1, y0], [x1, y1]], [1, 0, 0]),
+        ([[x0, y0], [x1, y0]], [0, -1, 0]),
+        ([[x0, y1], [x1, y1]], [0, 1, 0]),
+    )
+    faces = [
+        (np.array([[*a, 0], [*b, 0], [*b, height], [*a, height]], float), np.array(normal, float))
+        for (a, b), normal in sides
+    ]
+    lid = np.array([[x0, y0, height], [x1, y0, height], [x1, y1, height], [x0, y1, height]], float)
+    return [*faces, (lid, np.array([0, 0, 1.0]))]
+
+
 def with_castle(
     scene: Scene, colour: int = 0, height: float = 0.7, inset: float = 0.12, image: np.ndarray | None = None
 ) -> np.ndarray:
     """The scene's photo with a 3D box castle on its castle square (``colour`` indexes CASTLE_COLOURS)."""
-    photo = (scene.image if image is None else image).copy()
-    n = scene.kingdom.grid_size
     castle = next(((r, c) for (r, c), sq in scene.kingdom.cells() if sq.terrain == Terrain.CASTLE), None)
+    photo = (scene.image if image is None else image).copy()
     if castle is None:
         return photo
+    return _drawn(scene, photo, _boxes(castle[0], castle[1], height, inset), colour)
+
+
+def with_king(
+    scene: Scene,
+    cell: tuple[int, int],
+    colour: int = 0,
+    height: float = 0.75,
+    inset: float = 0.33,
+    image: np.ndarray | None = None,
+) -> np.ndarray:
+    """The scene's photo with an upright block in a player's colour standing on ``cell`` (row, column of
+    the scene's kingdom as generated): a king meeple, narrower than half a square and taller than wide."""
+    photo = (scene.image if image is None else image).copy()
+    return _drawn(scene, photo, _block(cell[0], cell[1], height, inset), colour)
+
+
+def _drawn(scene: Scene, photo: np.ndarray, boxes: list, colour: int) -> np.ndarray:
+    """``photo`` with the faces ``boxes`` drawn in the camera's perspective, far ones first, shaded."""
+    n = scene.kingdom.grid_size
     frame = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
     grid_to_image = cv2.getPerspectiveTransform(frame, scene.corners.astype(np.float32)).astype(float)
     k, rotation, t = _camera(grid_to_image, photo.shape)
@@ -92,7 +128,7 @@ def with_castle(
     light = np.array([0.3, -0.5, 0.8])
     light /= np.linalg.norm(light)
     faces = []
-    for quad, normal in _boxes(castle[0], castle[1], height, inset):
+    for quad, normal in boxes:
         centre = quad.mean(0)
         facing = (camera_centre - centre) @ normal
         if facing <= 0:  # back face: seen only as the inside of an open wall, drawn darker
