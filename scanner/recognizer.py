@@ -56,6 +56,7 @@ from scanner.tall import (
     Leaning,
     castle_leaning,
     hidden_neighbours,
+    keep_castle,
     piece_reading,
     pieces_on_tiles,
     soften_hidden,
@@ -99,7 +100,7 @@ UNFAMILIAR_SHARE = 0.2
 GLARE_LEVEL = 225
 GLARE_SHARE = 0.1
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
-PIECE_NOTE = "a piece stands on {count} square(s): they were read from what it leaves visible; check them"
+PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; check them"
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ class ReadingSettings:
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
     #: a king found by its silhouette (tall.standing_pieces), flagged, read from the whole square where sure,
-    #: its free side where not; it moves no castle (docs/experiments.md, "The piece's square read from both")
+    #: its free side where not; no castle probability moved (docs/experiments.md, "The piece's square read")
     pieces: bool = True
     piece_visible: bool = True
     #: a square read as the table against the classifier is flagged unless the table comparisons add
@@ -602,8 +603,7 @@ class KingdomScanner:
         timings["decode_score"] = time.perf_counter() - t0
         castle = _castle(solved.kingdom)
         hidden = hidden_neighbours(cover[castle], castle, settings.hidden_flag_share) if castle else []
-        # a square a piece stands on was read from the side it leaves free (the castle's part would show it)
-        hidden = [(r, c, share) for r, c, share in hidden if not on_piece[r, c]]
+        hidden = [(r, c, share) for r, c, share in hidden if not on_piece[r, c]]  # a piece's: read already
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
             raw, weighed, solved = self._decode_visible(
                 crops, raw, evidence, replace(leaning, hidden=covered), hidden, castle, timings, on_piece
@@ -642,7 +642,7 @@ class KingdomScanner:
         t0 = time.perf_counter()
         away = [(r, c, share, (r - castle[0], c - castle[1])) for r, c, share in hidden]
         raw = self._read_visible(crops, raw, away)
-        probabilities = weigh_empty(raw, evidence)
+        probabilities = keep_castle(weigh_empty(raw, evidence), leaning.probabilities, pieces)  # as in _read
         probabilities[castle + (CASTLE_LABEL,)] = max(
             probabilities[castle + (CASTLE_LABEL,)], leaning.probabilities[castle + (CASTLE_LABEL,)]
         )

@@ -626,6 +626,7 @@ def piece_reading(whole: np.ndarray, free: np.ndarray, pieces: np.ndarray) -> np
 _TERRAINS = tuple(dict.fromkeys(label.terrain for label in LABELS))
 _TERRAIN_OF = np.array([_TERRAINS.index(label.terrain) for label in LABELS])
 _CROWNS_OF = np.array([label.crowns for label in LABELS])
+_TILE = ~np.isin(np.arange(len(LABELS)), [CASTLE_LABEL, EMPTY_LABEL])  # the labels of a tile's squares
 
 
 def _pool(whole: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -640,16 +641,24 @@ def _piece_square(whole: np.ndarray, free: np.ndarray) -> np.ndarray:
     whole_terrain = np.bincount(_TERRAIN_OF, whole, len(_TERRAINS))
     free_terrain = np.bincount(_TERRAIN_OF, free, len(_TERRAINS))
     terrain = _pool(whole_terrain, free_terrain)
-    shown = np.bincount(_CROWNS_OF, free)  # the crowns the free side shows, whatever terrain it reads
+    # the crowns the free side shows on a tile, whatever terrain it reads (the castle's and the table's
+    # zero crowns are no count of a tile's)
+    shown = np.bincount(_CROWNS_OF, np.where(_TILE, free, 0.0), minlength=_CROWNS_OF.max() + 1)
     read = np.zeros_like(whole)
     for index in range(len(_TERRAINS)):
         labels = _TERRAIN_OF == index
-        crowns = shown[_CROWNS_OF[labels]]
-        crowns = crowns / crowns.sum() if crowns.sum() > 1e-9 else np.full(labels.sum(), 1.0 / labels.sum())
         if whole_terrain[index] > 1e-3:
-            crowns = _pool(whole[labels] / whole_terrain[index], crowns)
+            own = whole[labels] / whole_terrain[index]
+            # the free side's count weighs as much as this terrain can have it: two crowns shown say nothing
+            # of a forest's one or none, whose own reading stands for the rest
+            possible = shown[_CROWNS_OF[labels]]
+            share = possible.sum() / max(shown.sum(), 1e-12)
+            free_crowns = possible / possible.sum() if possible.sum() > 1e-9 else own
+            crowns = _pool(own, share * free_crowns + (1.0 - share) * own)
         elif free_terrain[index] > 1e-9:  # a terrain only the free side reads: its crowns as it reads them
             crowns = free[labels] / free_terrain[index]
+        else:
+            crowns = np.full(labels.sum(), 1.0 / labels.sum())
         read[labels] = terrain[index] * crowns
     return read / read.sum()
 
@@ -662,9 +671,9 @@ def with_pieces(castle_read: np.ndarray, pooled: np.ndarray, pieces: np.ndarray)
 
 def keep_castle(probabilities: np.ndarray, source: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """(N, N, labels) ``probabilities`` with the squares ``kept`` (N, N bool) given ``source``'s castle
-    probability, their other labels scaled to the rest: a piece found on a square moves no castle to it or
-    from it, whatever it does to the square's terrain (docs/experiments.md, "The piece's square read from
-    both its readings")."""
+    probability, their other labels scaled to the rest: a piece found on a square moves no castle probability
+    to it or from it, whatever it does to the square's terrain (docs/experiments.md, "The piece's square read
+    from both its readings")."""
     kept_probabilities = np.array(probabilities, dtype=float)
     castle = source[kept, CASTLE_LABEL]
     others = kept_probabilities[kept].sum(axis=-1) - kept_probabilities[kept, CASTLE_LABEL]

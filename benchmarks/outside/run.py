@@ -246,7 +246,7 @@ def main():
             if seed in done:
                 continue
             rec = scan_one(scanner, seed, args.hard)
-            rec["model"] = model
+            rec["model"], rec["pieces"] = model, scanner.reading.pieces  # a resumed file may mix them
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             c = rec["conditions"]

@@ -349,6 +349,21 @@ def test_a_piece_s_square_keeps_its_whole_reading_where_sure_and_the_free_side_d
     assert np.allclose(read.sum(axis=-1), 1.0)
 
 
+def test_crowns_the_free_side_shows_that_a_terrain_cannot_have_leave_its_own_count_standing() -> None:
+    # the whole square hesitates between a forest with one crown and one without; the free side reads a swamp
+    # with two, a count no forest has: it says nothing of the forest's crowns (nor do its castle's or the
+    # table's zero crowns)
+    one, none = Square(Terrain.FOREST, 1), Square(Terrain.FOREST, 0)
+    for castle in (0.0, 0.05):
+        whole = probabilities_with({(0, 0): {one: 0.5, none: 0.45, Square(Terrain.CASTLE, 0): castle}})
+        free = probabilities_with({(0, 0): {Square(Terrain.SWAMP, 2): 0.99}})
+        pieces = np.zeros((5, 5), bool)
+        pieces[0, 0] = True
+        read = piece_reading(whole, free, pieces)
+        assert LABELS[read[0, 0].argmax()] == one
+        assert read[0, 0, LABEL_INDEX[one]] / read[0, 0, LABEL_INDEX[none]] > 1.05
+
+
 def test_a_piece_moves_no_castle_probability_to_its_square_or_from_it() -> None:
     whole = probabilities_with(
         {(2, 2): {CASTLE: 0.6, LAKE: 0.4}, (3, 2): {CASTLE: 0.01, LAKE: 0.6, GRASSLAND: 0.39}}
