@@ -404,3 +404,61 @@ def test_a_king_beside_the_castle_is_flagged_and_leaves_the_castle_and_its_squar
         assert result.kingdom[upright[cell]] == truth[upright[cell]]
         wrong = [square for square, label in truth.cells() if result.kingdom[square] != label]
         assert all(result.flagged[square] for square in wrong), (cell, wrong)
+
+
+class CastleSeenOn:
+    """The shipped classifier, but reading ``share`` of the castle on the whole square ``cell`` (upright row,
+    column) of an N×N frame, as when the top of a castle leaning over it shows there; it counts the squares
+    read again from their visible part (the calls with the frame as ``context``)."""
+
+    def __init__(self, classifier, cell: tuple[int, int], n: int, share: float) -> None:
+        self.classifier, self.index, self.share = classifier, cell[0] * n + cell[1], share
+        self.read_again: list[int] = []
+
+    def predict_proba(self, images, photo: bool = False, context=()) -> np.ndarray:
+        read = np.asarray(self.classifier.predict_proba(images, photo=photo, context=context), dtype=float)
+        if len(context):
+            self.read_again.append(len(images))
+        elif len(images) > self.index:  # the whole squares of the frame
+            square = read[self.index]
+            square *= (1.0 - self.share) / (1.0 - square[CASTLE_LABEL])
+            square[CASTLE_LABEL] = self.share
+        return read
+
+
+def test_a_king_on_a_square_the_castle_leans_over_keeps_the_lean_when_its_neighbours_are_read_again() -> None:
+    # a steep view from a corner: the castle leans over two of its side neighbours, one beyond the share that
+    # has it read again from its visible part (the second decoding) and one, with a king on it, less
+    scene = generate_scene(184, tilt_range=(48.0, 48.0), width_range=(0.35, 0.6), distractors=False)
+    truth, n = scene.upright()[0], scene.kingdom.grid_size
+    where = np.rot90(np.arange(n * n).reshape(n, n), upright_rotation(scene.corners))  # generated -> upright
+    upright = {
+        (r, c): tuple(int(v) for v in np.argwhere(where == r * n + c)[0]) for r in range(n) for c in range(n)
+    }
+    generated = {cell: square for square, cell in upright.items()}
+    castle = upright[next(cell for cell, square in scene.kingdom.cells() if square.terrain == Terrain.CASTLE)]
+    king = (castle[0], castle[1] + 1)
+    settings = ReadingSettings(pieces=True)
+    classifier = CastleSeenOn(KingdomScanner().classifier, king, n, share=0.2)
+    photo = with_king(scene, generated[king], colour=0, image=with_castle(scene, colour=1))
+    result = KingdomScanner(classifier=classifier, reading=settings).scan(photo)
+    details = result.details
+    # the castle leans over the king's square and over another, read again: the kingdom was decoded twice
+    cover = details.cover[castle]
+    others = [(castle[0] + dr, castle[1] + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1))]
+    again = [
+        cell
+        for cell in others
+        if min(cell) >= 0 and max(cell) < n and cover[cell] >= settings.hidden_flag_share
+    ]
+    assert 0.1 < cover[king] < settings.hidden_flag_share and again and len(classifier.read_again) >= 2
+    assert details.pieces[king] and details.pieces.sum() == 1
+    # the lean took the castle off the king's square, and the second decoding does not give it back
+    assert details.raw[king][CASTLE_LABEL] > 0.1 > details.leaning.probabilities[king][CASTLE_LABEL]
+    assert result.probabilities[king][CASTLE_LABEL] < 0.02
+    # what a player needs: the castle on its square, the king's square asked about, every misread flagged
+    assert result.kingdom[castle].terrain == Terrain.CASTLE
+    pieces = result.flag_reasons["review_piece"]
+    assert pieces[king] and pieces.sum() == 1 and PIECE_NOTE.format(count=1) in result.notes
+    wrong = [square for square, label in truth.cells() if result.kingdom[square] != label]
+    assert all(result.flagged[square] for square in wrong), wrong
