@@ -31,6 +31,11 @@ SIDE = 64
 THUMB = 8  # thumbnail and crown-map grid
 
 
+#: Blocks added after models were saved without them: left out of ``to_dict`` while off, so a configuration
+#: without them keeps the key (and the cached feature tables and models) it had before.
+OFF_BY_DEFAULT = ("spots",)
+
+
 @dataclass(frozen=True)
 class FeatureConfig:
     colour: bool = True
@@ -48,8 +53,9 @@ class FeatureConfig:
 
     def to_dict(self) -> dict:
         out = asdict(self)
-        if not self.spots:  # a configuration without it keeps the key it had before
-            del out["spots"]
+        for name in OFF_BY_DEFAULT:
+            if not out[name]:
+                del out[name]
         return out
 
     @classmethod
