@@ -399,14 +399,19 @@ def _unstacked(canvas: np.ndarray, n: int, gap: int) -> np.ndarray:
 _BLOB_AREAS = np.array([6, 30, 120])
 
 
+def _blobs(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, area) of every 8-connected blob of the (n, h, w) masks: the mask it lies in (by its top row:
+    no blob reaches across the gaps between the stacked masks) and its pixels."""
+    _, _, stats, _ = cv2.connectedComponentsWithStats(_stacked(masks.view(np.uint8), 1, 0), connectivity=8)
+    return stats[1:, cv2.CC_STAT_TOP] // (masks.shape[1] + 1), stats[1:, cv2.CC_STAT_AREA]
+
+
 def _blob_counts(masks: np.ndarray) -> np.ndarray:
     """(n, 3) counts of 8-connected blobs of 6-29, 30-119 and 120+ pixels in each (n, S, S) mask."""
-    n, side = masks.shape[0], masks.shape[1]
-    _, _, stats, _ = cv2.connectedComponentsWithStats(_stacked(masks.view(np.uint8), 1, 0), connectivity=8)
-    owner = stats[1:, cv2.CC_STAT_TOP] // (side + 1)
-    size = np.searchsorted(_BLOB_AREAS, stats[1:, cv2.CC_STAT_AREA], side="right") - 1
+    owner, area = _blobs(masks)
+    size = np.searchsorted(_BLOB_AREAS, area, side="right") - 1
     counted = size >= 0
-    return np.bincount(owner[counted] * 3 + size[counted], minlength=n * 3).reshape(n, 3)
+    return np.bincount(owner[counted] * 3 + size[counted], minlength=masks.shape[0] * 3).reshape(-1, 3)
 
 
 _EDGE_BAND = np.maximum(np.abs(_XX), np.abs(_YY)) > SIDE * 0.25
@@ -536,16 +541,10 @@ _SPOT_AREAS = (2, 40)  # pixels of a spot's blob at SIDE (larger: a patch of the
 
 
 def _spot_counts(masks: np.ndarray) -> np.ndarray:
-    """(n,) counts of 8-connected blobs of _SPOT_AREAS pixels in each (n, h, w) mask. (A blob's crop is
-    that of its mean row, as no blob reaches across the gaps; cheaper than OpenCV's blob statistics.)"""
-    n, height, width = masks.shape
-    _, labels = cv2.connectedComponents(_stacked(masks.view(np.uint8), 1, 0), connectivity=8)
-    flat = labels.ravel()
-    area = np.bincount(flat)[1:]
-    rows = np.repeat(np.arange(labels.shape[0], dtype=np.float64), width)
-    owner = (np.bincount(flat, weights=rows)[1:] / np.maximum(area, 1) // (height + 1)).astype(np.int64)
+    """(n,) counts of 8-connected blobs of _SPOT_AREAS pixels in each (n, h, w) mask."""
+    owner, area = _blobs(masks)
     kept = (area >= _SPOT_AREAS[0]) & (area <= _SPOT_AREAS[1])
-    return np.bincount(owner[kept], minlength=n)
+    return np.bincount(owner[kept], minlength=masks.shape[0])
 
 
 def _spot_features(crops: np.ndarray, gray: np.ndarray) -> np.ndarray:
