@@ -43,41 +43,8 @@ def _camera(grid_to_image: np.ndarray, shape: tuple[int, ...]):
     return k, rotation, t
 
 
-def _boxes(row: int, col: int, height: float, inset: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Faces (4 corners in grid x, y, z) and their outward normal."""
-    lo, hi = inset, 1 - inset
-    x0, x1, y0, y1 = col + lo, col + hi, row + lo, row + hi
-    wall = 0.06
-    faces = []
-
-    def box(ax0, ax1, ay0, ay1, top):
-        corners = {
-            "x0": [[ax0, ay0], [ax0, ay1]],
-            "x1": [[ax1, ay0], [ax1, ay1]],
-            "y0": [[ax0, ay0], [ax1, ay0]],
-            "y1": [[ax0, ay1], [ax1, ay1]],
-        }
-        normals = {"x0": [-1, 0, 0], "x1": [1, 0, 0], "y0": [0, -1, 0], "y1": [0, 1, 0]}
-        for key, (pa, pb) in corners.items():
-            quad = np.array([[*pa, 0], [*pb, 0], [*pb, top], [*pa, top]], float)
-            faces.append((quad, np.array(normals[key], float)))
-        lid = np.array([[ax0, ay0, top], [ax1, ay0, top], [ax1, ay1, top], [ax0, ay1, top]])
-        faces.append((lid, np.array([0, 0, 1.0])))
-
-    # four walls as thin boxes, then four corner towers a little taller
-    box(x0, x1, y0, y0 + wall, height)
-    box(x0, x1, y1 - wall, y1, height)
-    box(x0, x0 + wall, y0, y1, height)
-    box(x1 - wall, x1, y0, y1, height)
-    tower = 0.16
-    for tx, ty in ((x0, y0), (x1 - tower, y0), (x0, y1 - tower), (x1 - tower, y1 - tower)):
-        box(tx, tx + tower, ty, ty + tower, height * 1.15)
-    return faces
-
-
-def _block(row: int, col: int, height: float, inset: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Faces (4 corners in grid x, y, z) and outward normals of a closed upright block on the square."""
-    x0, x1, y0, y1 = col + inset, col + 1 - inset, row + inset, row + 1 - inset
+def _box(x0: float, x1: float, y0: float, y1: float, top: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Faces (4 corners in grid x, y, z) and outward normals of a closed upright box on the table."""
     sides = (
         ([[x0, y0], [x0, y1]], [-1, 0, 0]),
         ([[x1, y0], [x1, y1]], [1, 0, 0]),
@@ -85,11 +52,31 @@ def _block(row: int, col: int, height: float, inset: float) -> list[tuple[np.nda
         ([[x0, y1], [x1, y1]], [0, 1, 0]),
     )
     faces = [
-        (np.array([[*a, 0], [*b, 0], [*b, height], [*a, height]], float), np.array(normal, float))
+        (np.array([[*a, 0], [*b, 0], [*b, top], [*a, top]], float), np.array(normal, float))
         for (a, b), normal in sides
     ]
-    lid = np.array([[x0, y0, height], [x1, y0, height], [x1, y1, height], [x0, y1, height]], float)
+    lid = np.array([[x0, y0, top], [x1, y0, top], [x1, y1, top], [x0, y1, top]], float)
     return [*faces, (lid, np.array([0, 0, 1.0]))]
+
+
+def _boxes(row: int, col: int, height: float, inset: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Faces of the box castle on the square: four walls as thin boxes, four corner towers a little taller."""
+    x0, x1, y0, y1 = col + inset, col + 1 - inset, row + inset, row + 1 - inset
+    wall, tower = 0.06, 0.16
+    faces = [
+        *_box(x0, x1, y0, y0 + wall, height),
+        *_box(x0, x1, y1 - wall, y1, height),
+        *_box(x0, x0 + wall, y0, y1, height),
+        *_box(x1 - wall, x1, y0, y1, height),
+    ]
+    for tx, ty in ((x0, y0), (x1 - tower, y0), (x0, y1 - tower), (x1 - tower, y1 - tower)):
+        faces += _box(tx, tx + tower, ty, ty + tower, height * 1.15)
+    return faces
+
+
+def _block(row: int, col: int, height: float, inset: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Faces of a closed upright block on the square (a king)."""
+    return _box(col + inset, col + 1 - inset, row + inset, row + 1 - inset, height)
 
 
 def with_castle(
