@@ -132,7 +132,9 @@ class SquareClassifier:
         """Load the packaged model (or ``path``); ModelLoadError says why if it cannot be used."""
         path = Path(path) if path is not None else DEFAULT_MODEL_PATH
         if not path.is_file():
-            raise ModelLoadError(f"model file not found: {path} (run 'kingdomino train' to create it)")
+            raise ModelLoadError(
+                f"model file not found: {path} (a clone creates it with 'python -m model.training')"
+            )
         try:
             payload = joblib.load(path)
         except Exception as error:  # any unpickling failure means the file is unusable
@@ -145,11 +147,12 @@ class SquareClassifier:
         if saved_version != sklearn.__version__:
             raise ModelLoadError(
                 f"model file {path} was trained with scikit-learn {saved_version}, but {sklearn.__version__} "
-                f"is installed: install scikit-learn=={saved_version} or retrain with 'kingdomino train'"
+                f"is installed: install scikit-learn=={saved_version} or retrain in a clone "
+                "('python -m model.training')"
             )
         if payload.get("labels") != _label_keys():
             raise ModelLoadError(
-                f"model file {path} was trained for other labels; retrain with 'kingdomino train'"
+                f"model file {path} was trained for other labels: retrain it ('python -m model.training')"
             )
         try:
             with warnings.catch_warnings():

@@ -1,7 +1,9 @@
 """The ``kingdomino`` command line: one entry point, one sub-command per job.
 
 Each sub-command lives next to the code it drives and is imported only when used, so that
-``kingdomino score`` starts fast and never loads OpenCV or the model.
+``kingdomino score`` starts fast and never loads OpenCV or the model. Training and evaluation sit above the
+run-time and are not in the wheel: a clone runs them as ``python -m model.training`` and
+``python -m model.evaluation`` (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -15,9 +17,6 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "rank": ("kingdomino.cli", "rank_main", "rank a game: one board per player"),
     "scan": ("scanner.scan_cli", "scan_main", "read kingdoms from photos and score them"),
     "classify": ("scanner.classify_cli", "classify_main", "classify single-square images"),
-    # training and evaluation need the repository's data/ and are not in the wheel: run them from a clone
-    "train": ("model.training.train", "main", "train the square classifier from data/ (a clone)"),
-    "evaluate": ("model.evaluation.evaluate", "main", "grouped cross-validation; rewrites model/MODEL.md"),
 }
 
 
@@ -25,6 +24,7 @@ def _usage() -> str:
     lines = ["usage: kingdomino COMMAND [ARGS]  |  kingdomino --version", "", "commands:"]
     lines += [f"  {name:<10} {help_text}" for name, (_, _, help_text) in COMMANDS.items()]
     lines += ["", "Run 'kingdomino COMMAND --help' for the options of a command."]
+    lines += ["In a clone: python -m model.training (train), python -m model.evaluation (cross-validate)."]
     return "\n".join(lines)
 
 
@@ -43,17 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kingdomino: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     module_name, function_name, _ = COMMANDS[command]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if not module_name.startswith("model."):
-            raise
-        print(
-            f"kingdomino {command}: needs a clone of the repository ({error.name} is not installed)",
-            file=sys.stderr,
-        )
-        return 2
-    function = getattr(module, function_name)
+    function = getattr(importlib.import_module(module_name), function_name)
     return int(function(rest) or 0)
 
 

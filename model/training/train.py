@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--calibrate",
         action="store_true",
-        help="first fit the temperature on grouped out-of-fold predictions (about 15 min on 2 cores)",
+        help="first fit the temperature on grouped out-of-fold predictions (a cross-validation: slow)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for the calibration's folds")
     parser.add_argument(
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     problem = data_problem(args.data)
     if problem:
-        print(f"kingdomino train: {problem}")
+        print(f"python -m model.training: {problem}")
         return 2
     if args.calibrate:
         print(f"temperature {calibrate(args.estimator, data_dir=args.data, n_jobs=args.jobs):.3f} stored")

@@ -58,11 +58,17 @@ def part_of(module: str) -> str | None:
 
 
 def imports_of(path: Path, module: str) -> Iterator[tuple[str, int]]:
-    """Every module ``path`` imports (absolute names; relative imports resolved), with its line."""
+    """Every module ``path`` imports (absolute names; relative imports resolved), with its line.
+
+    A file that imports by name (``importlib.import_module``) imports every string in it that names one of our
+    modules: a table of lazily imported commands is as much an arrow between layers as an import statement."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    by_name = any(isinstance(node, ast.Attribute) and node.attr == "import_module" for node in ast.walk(tree))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if by_name and isinstance(node, ast.Constant) and names_our_module(node.value):
+            yield node.value, node.lineno
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
         elif isinstance(node, ast.ImportFrom):
@@ -74,6 +80,13 @@ def imports_of(path: Path, module: str) -> Iterator[tuple[str, int]]:
             yield base, node.lineno
             for alias in node.names:  # ``from model import ensemble`` imports model.ensemble
                 yield f"{base}.{alias.name}", node.lineno
+
+
+def names_our_module(value: object) -> bool:
+    """Whether a constant is a dotted module name in one of our parts (``"scanner.scan_cli"``)."""
+    if not isinstance(value, str) or not all(word.isidentifier() for word in value.split(".")):
+        return False
+    return value.split(".")[0] in {part.split(".")[0] for part in ALLOWED}
 
 
 def source_files(root: Path) -> Iterator[Path]:

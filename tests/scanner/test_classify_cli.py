@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -60,13 +61,26 @@ def test_classify_with_a_missing_model_says_so(square_files, tmp_path: Path, cap
     assert "model file not found" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("command", ["classify", "train", "evaluate"])
-def test_help(command, capsys):
+def test_help(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        main([command, "--help"])
+        main(["classify", "--help"])
+    assert exit_info.value.code == 0
+
+
+@pytest.mark.parametrize("module", ["model.training.train", "model.evaluation.evaluate"])
+def test_help_of_the_clone_commands(module, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        importlib.import_module(module).main(["--help"])
     assert exit_info.value.code == 0
 
 
 def test_train_without_data_is_a_clear_error(tmp_path: Path, capsys):
-    assert main(["train", "--data", str(tmp_path)]) == 2
+    from model.training.train import main as train_main
+
+    assert train_main(["--data", str(tmp_path)]) == 2
     assert "labels.json" in capsys.readouterr().out
+
+
+def test_the_installed_command_leaves_training_to_a_clone(capsys):
+    assert main(["train"]) == 2
+    assert "python -m model.training" in capsys.readouterr().err

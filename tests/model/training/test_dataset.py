@@ -109,7 +109,7 @@ def test_a_correction_that_cannot_be_applied_gets_one_line_from_train(tmp_path, 
         tile_label_corrections(data_dir)
     assert train_main(["--data", str(data_dir), "--out", str(tmp_path / "model.joblib")]) == 2
     message = capsys.readouterr().out
-    assert message.startswith("kingdomino train: label_corrections.json") and message.count("\n") == 1
+    assert message.startswith("python -m model.training: label_corrections.json") and message.count("\n") == 1
     assert not (tmp_path / "model.joblib").exists()
 
 
