@@ -346,7 +346,7 @@ def _decode_with_pillow(header: Image.Image, reduction: int = 1) -> tuple[np.nda
     except Image.DecompressionBombError:
         raise PhotoError(_too_large_message(header.size[0] * header.size[1], None)) from None
     except (OSError, SyntaxError, ValueError, EOFError) as error:
-        if "truncated" in str(error).lower():
+        if "truncated" in str(error).lower():  # Pillow tells a cut-off file only in its message
             raise PhotoError(
                 "the photo file is incomplete (cut off part-way); copy or upload it again"
             ) from None

@@ -187,7 +187,7 @@ def sqlite_problem(path: Path) -> str:
             if version > LATEST_SCHEMA:
                 return f"was written by a newer kingdomino-scanner (schema {version})"
     except sqlite3.Error as error:
-        if "locked" in str(error) or "busy" in str(error):
+        if getattr(error, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
             return ""  # another server is writing it: a sound file, opened with a busy timeout
         return f"is not a readable game database ({first_line(error)})"
     finally:

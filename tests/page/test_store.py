@@ -616,3 +616,26 @@ def test_two_servers_share_a_game_and_survive_a_database_restart(pg_server, pg_u
         server_a.close()
         server_b.close()
     assert store_module.GameStore.open(pg_url).load(code) is not None
+
+
+@pytest.mark.parametrize(
+    "name, problem", [("SQLITE_BUSY", False), ("SQLITE_LOCKED", False), ("SQLITE_IOERR", True)]
+)
+def test_a_database_another_server_is_writing_is_sound(tmp_path: Path, monkeypatch, name, problem) -> None:
+    """Told by SQLite's error code, not its message: a busy or locked file is in use, not unreadable."""
+    from page.store import opening
+
+    path = tmp_path / "games.db"
+    sqlite3.connect(path).close()
+
+    class Busy:
+        def execute(self, *args):
+            error = sqlite3.OperationalError("some words")
+            error.sqlite_errorname = name
+            raise error
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(opening.sqlite3, "connect", lambda *args, **kwargs: Busy())
+    assert bool(opening.sqlite_problem(path)) is problem
