@@ -52,7 +52,7 @@ CASTLE_CENTRE_BONUS = 3.36
 #: costs its gap), so one threshold is the one rule; chosen on whole development photos
 #: (docs/experiments.md, "Flags calibrated on whole photos").
 FLAG_MARGIN = 4.0
-#: Re-solves allowed for the confidence of undecided squares (about 5 ms each on a 5×5 board);
+#: Re-solves allowed for the confidence of undecided squares (each costs a small solve);
 #: a count rather than a time limit, so that the same probabilities always give the same flags.
 MAX_GAP_RESOLVES = 12
 #: Limits for the rare integer solve (the best labelling found so far is used past them). The node

@@ -73,9 +73,9 @@ SLID_FRAME_NOTE = (
 )
 #: A kingdom found only on a reduced or sharpened copy of a blurred photo (the locator's blur attempts)
 #: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged or doubtful (doubtful_squares): a
-#: frame a square off the kingdom breaks the dominoes and the table comparison. On the outside check's
-#: blurred photos that every other search refused, the frames on the kingdom had 0-2 flagged squares of
-#: 25, those a square or more off 6-25 (and one 0.1 square off with a misread square, 5).
+#: frame a square off the kingdom breaks the dominoes and the table comparison: on blurred photos that every
+#: other search refused, frames on the kingdom had few such squares and frames a square off many
+#: (docs/experiments.md, "Flags calibrated on whole photos", blurred photos).
 BLURRED_MAX_FLAGGED = 0.1
 BLURRED_NOTE = (
     "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"

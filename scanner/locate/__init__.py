@@ -1,6 +1,7 @@
 """Find the kingdom's lattice of squares in a photo and the homography that maps its frame.
 
-One locator: candidate frames come from several generators (scanner.locate.search) run as a flat list of
+One locator: candidate frames come from several generators (scanner.locate.search, and colour regions in
+scanner.locate.regions) run as a flat list of
 attempts under a time budget (scanner.locate.attempts), and every candidate is judged on the same
 evidence of what a kingdom is (scanner.locate.judge). A photo without an accepted frame is refused with
 a typed reason (scanner.locate.refusals). Settings: ``LocatorSettings``.
@@ -10,8 +11,6 @@ Orientation convention of the result: the grid is read upright as seen in the ph
 left-to-right axis (see ``scanner.geometry.upright_rotation``).
 """
 
-# the frame geometry lives in scanner.geometry; these names stay importable from here for older callers
-from scanner.geometry import apply_homography, frame_corners, moved_frame, upright_rotation
 from scanner.locate.attempts import TWO_KINGDOMS_NOTE, Located, locate_kingdom, one_blas_thread
 from scanner.locate.judge import Verdict, judge_content
 from scanner.locate.refine import fit_frame, seam_support
@@ -47,14 +46,10 @@ __all__ = [
     "SquaresAlike",
     "TooSmall",
     "Verdict",
-    "apply_homography",
     "fit_frame",
-    "frame_corners",
     "judge_content",
     "levelled",
     "locate_kingdom",
-    "moved_frame",
     "one_blas_thread",
     "seam_support",
-    "upright_rotation",
 ]

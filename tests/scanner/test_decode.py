@@ -219,7 +219,7 @@ def test_decoding_takes_under_100_ms() -> None:
             row, col = rng.integers(5, size=2)
             probabilities[row, col] = rng.dirichlet(np.full(len(LABELS), 0.3))
         # one thread, best of 3: process time counts every thread of the process, and BLAS threads that
-        # earlier tests started may spin through the measurement (seen: 108 ms in the suite, 70 ms alone)
+        # earlier tests started may spin through the measurement (the suite's time was above a lone run's)
         with threadpool_limits(limits=1):
             runs = []
             for _ in range(3):
