@@ -40,7 +40,13 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import describe_cells, place, placed_frame, table_cells, tile_cells
 from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
-from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
+from scanner.locate.regions import (
+    blob_outlines,
+    lattice_in_outline,
+    on_surfaces,
+    table_repeat,
+    unlike_table_mask,
+)
 from scanner.locate.segments import CENTRAL, Focus, find_segments, focus_on
 from scanner.locate.settings import LocatorSettings
 
@@ -385,7 +391,10 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     table = view.table_colours()
-    masks = {settings.region_closing: unlike_table_mask(small, table, settings)}
+    # a table that repeats (a check cloth) is told from the kingdom by its periods, not its colours (docs/
+    # experiments.md, "The cloth's own period")
+    repeat = table_repeat(small, settings)
+    masks = {settings.region_closing: unlike_table_mask(small, table, settings, repeat=repeat)}
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
     view._add("locate.regions", start)
     results: list[Found] = []
@@ -400,7 +409,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
             break
         start = time.perf_counter()
         if closing not in masks:
-            masks[closing] = unlike_table_mask(small, table, settings, closing)
+            masks[closing] = unlike_table_mask(small, table, settings, closing, repeat)
         mask = masks[closing]
         blobs = mask
         if surfaces:
