@@ -399,26 +399,23 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
     # experiments.md, "The mat under the kingdom is a region too"); when nothing is accepted either way,
     # the kingdom's blob may be broken by dark squares in the cloth's colours: both are looked at again,
-    # closed over a whole square ("Colour regions closed over a dark square"). A check cloth is told from
-    # the kingdom by its periods, where its colours outline none ("The cloth's own period")
+    # closed over a whole square ("Colour regions closed over a dark square"); a check cloth by its periods
+    # where its colours outline no kingdom ("The cloth's own period")
     seam, square = settings.region_closing, settings.region_square_closing
     looks = [(seam, False, False), (seam, False, True), (seam, True, False)]  # closing, surfaces, periods
     looks += [(square, False, False), (square, True, False)]
-    repeat = None
     for closing, surfaces, periods in looks:
         if (closing == square or periods) and any(found.verdict.accepted for found in results):
             continue
         start = time.perf_counter()
-        if periods:
-            repeat = table_repeat(small, settings) if repeat is None else repeat
+        if periods:  # computed only here: a photo the border's colours settle never needs them
+            repeat = table_repeat(small, settings)
             if not len(repeat):
                 continue
-        if (closing, periods) not in masks:
-            masks[closing, periods] = unlike_table_mask(
-                small, table, settings, closing, repeat if periods else None
-            )
-        mask = masks[closing, periods]
-        blobs = mask
+            masks[closing, periods] = unlike_table_mask(small, table, settings, closing, repeat)
+        elif (closing, periods) not in masks:
+            masks[closing, periods] = unlike_table_mask(small, table, settings, closing)
+        blobs = mask = masks[closing, periods]
         if surfaces:
             blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings, closing)
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
