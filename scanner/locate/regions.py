@@ -12,6 +12,11 @@ the rim's together (``on_surfaces``).
 
 The blobs are closed over the seams; when that outlines no kingdom, over a whole square: a kingdom's dark
 squares (forests, a lake in dim light) may share a cloth's colours and break its blob into pieces.
+
+A table that repeats itself along the border (a check cloth, gingham: ``table_repeat``) is the same one
+period away everywhere, in its light and its shade alike, while a kingdom's squares are not: on such a
+table a pixel is unlike the table by its distance to the copy shifted by the table's periods, not to the
+border's colours (a kingdom's yellow squares share a yellow gingham's colour, a shadow band does not).
 """
 
 from __future__ import annotations
@@ -27,14 +32,78 @@ OUTLINE_MARGIN = 0.3  # of the outline's side, looked at around it (a blob misse
 COMB_PITCH = (0.75, 1.35)  # pitches tried, of the outline's side over N (the blob may miss a row)
 
 
+def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
+    """(k, 2) shifts (x, y; the copy's pixels) under which the table along the copy's border repeats: the
+    two shortest periods of a check cloth or a gingham, each both ways, from the autocorrelation of the
+    colours of the border strips, ``repeat_border`` of the side wide (the light's slow changes taken out).
+    Empty when the strongest peak beyond ``min_repeat_px`` is under ``min_repeat_correlation``."""
+    strip = max(8, round(settings.repeat_border * max(small.shape[:2])))
+    sigma = settings.repeat_light_sigma * max(small.shape[:2])
+    reach = strip // 2
+    total = np.zeros((2 * reach + 1, 2 * reach + 1), np.float64)
+    for part in (small[:strip], small[-strip:], small[:, :strip], small[:, -strip:]):
+        lab = table_lab(np.ascontiguousarray(part))
+        lab -= cv2.GaussianBlur(lab, (0, 0), sigma)
+        height, width = part.shape[:2]
+        size = (cv2.getOptimalDFTSize(2 * height), cv2.getOptimalDFTSize(2 * width))
+        power = 0  # the colours the distance is measured in (two checks of one grey differ): summed
+        for channel in range(3):
+            power = power + np.abs(np.fft.rfft2(lab[..., channel] - lab[..., channel].mean(), s=size)) ** 2
+        correlation = np.fft.fftshift(np.fft.irfft2(power, s=size))
+        middle = (size[0] // 2, size[1] // 2)
+        total += correlation[
+            middle[0] - reach : middle[0] + reach + 1, middle[1] - reach : middle[1] + reach + 1
+        ]
+    total /= max(total[reach, reach], 1e-9)
+    dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
+    peaks = (total >= cv2.dilate(total.astype(np.float32), np.ones((3, 3), np.uint8))) & (
+        np.hypot(dx, dy) >= settings.min_repeat_px
+    )
+    peaks &= (dy > 0) | ((dy == 0) & (dx > 0))  # each shift once: its opposite is the same period
+    strength = np.where(peaks, total, -np.inf).ravel()
+    order = np.argsort(-strength)
+    if not np.isfinite(strength[order[0]]) or strength[order[0]] < settings.min_repeat_correlation:
+        return np.zeros((0, 2))
+    shifts = np.stack([dx.ravel()[order], dy.ravel()[order]], axis=1).astype(np.float64)
+    first = shifts[0]
+    periods = [first]
+    for shift in shifts[1 : np.isfinite(strength[order]).sum()]:  # the strongest period across the first
+        if abs(np.dot(first, shift)) < 0.8 * np.linalg.norm(first) * np.linalg.norm(shift):
+            periods.append(shift)
+            break
+    return np.concatenate([np.array(periods), -np.array(periods)])
+
+
+def repeat_distance(lab: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """Each pixel's distance (table-Lab) to the nearest of the copy's pixels ``shifts`` away: on a table
+    that repeats by them, the table's own colour there whatever the light."""
+    height, width = lab.shape[:2]
+    nearest = None
+    for dx, dy in shifts:
+        moved = cv2.warpAffine(
+            lab, np.float32([[1, 0, -dx], [0, 1, -dy]]), (width, height), borderMode=cv2.BORDER_REFLECT
+        )
+        distance = np.sqrt(np.sum((lab - moved) ** 2, axis=2))
+        nearest = distance if nearest is None else np.minimum(nearest, distance)
+    return nearest
+
+
 def unlike_table_mask(
-    small: np.ndarray, table: np.ndarray, settings: LocatorSettings, closing: float | None = None
+    small: np.ndarray,
+    table: np.ndarray,
+    settings: LocatorSettings,
+    closing: float | None = None,
+    repeat: np.ndarray | None = None,
 ) -> np.ndarray:
     """uint8 mask of a small copy's pixels unlike every table colour, closed over ``closing`` (the share of
     the copy's longest side: ``region_closing``, over seams, when None; a whole square on the second look)
-    and with holes filled (a kingdom's blob is solid)."""
+    and with holes filled (a kingdom's blob is solid). ``repeat``: the shifts the table repeats by
+    (``table_repeat``); when there are any, a pixel is unlike the table by its ``repeat_distance``."""
     lab = table_lab(small)
-    distance = cv2.blur(nearest_distance(lab, table), (3, 3))
+    if repeat is not None and len(repeat):
+        distance = cv2.blur(repeat_distance(lab, repeat), (3, 3))
+    else:
+        distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # a plain table is all alike: Otsu would split its noise, so the threshold is never below a colour step

@@ -15,7 +15,6 @@ Each proposal is refined on the view's gradients and judged (scanner.locate.judg
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -40,7 +39,13 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import describe_cells, place, placed_frame, table_cells, tile_cells
 from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
-from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
+from scanner.locate.regions import (
+    blob_outlines,
+    lattice_in_outline,
+    on_surfaces,
+    table_repeat,
+    unlike_table_mask,
+)
 from scanner.locate.segments import CENTRAL, Focus, find_segments, focus_on
 from scanner.locate.settings import LocatorSettings
 
@@ -373,8 +378,9 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     before any less central blob), the blobs on the surfaces those regions may be (a mat, a cloth:
     scanner.locate.regions.on_surfaces) are tried, both shapes of each judged; when neither gives an
     accepted frame, both again with the blobs closed over a whole square (a kingdom's dark squares in the
-    table's colours break its blob). ``seams``: when a blob's outlines give no sure frame, the lattice of
-    the seams inside it is judged too (``_in_blob``)."""
+    table's colours break its blob). On a table that repeats (a check cloth), when the photo's own regions
+    give no accepted frame, the blobs unlike it by its periods come before the surfaces. ``seams``: when a
+    blob's outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
         return []
@@ -385,7 +391,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     table = view.table_colours()
-    masks = {settings.region_closing: unlike_table_mask(small, table, settings)}
+    masks = {(settings.region_closing, False): unlike_table_mask(small, table, settings)}
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
     view._add("locate.regions", start)
     results: list[Found] = []
@@ -393,16 +399,23 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
     # experiments.md, "The mat under the kingdom is a region too"); when nothing is accepted either way,
     # the kingdom's blob may be broken by dark squares in the cloth's colours: both are looked at again,
-    # closed over a whole square ("Colour regions closed over a dark square")
-    closings = (settings.region_closing, settings.region_square_closing)
-    for look, (closing, surfaces) in enumerate(itertools.product(closings, (False, True))):
-        if look >= 2 and any(found.verdict.accepted for found in results):
-            break
+    # closed over a whole square ("Colour regions closed over a dark square"); a check cloth by its periods
+    # where its colours outline no kingdom ("The cloth's own period")
+    seam, square = settings.region_closing, settings.region_square_closing
+    looks = [(seam, False, False), (seam, False, True), (seam, True, False)]  # closing, surfaces, periods
+    looks += [(square, False, False), (square, True, False)]
+    for closing, surfaces, periods in looks:
+        if (closing == square or periods) and any(found.verdict.accepted for found in results):
+            continue
         start = time.perf_counter()
-        if closing not in masks:
-            masks[closing] = unlike_table_mask(small, table, settings, closing)
-        mask = masks[closing]
-        blobs = mask
+        if periods:  # computed only here: a photo the border's colours settle never needs them
+            repeat = table_repeat(small, settings)
+            if not len(repeat):
+                continue
+            masks[closing, periods] = unlike_table_mask(small, table, settings, closing, repeat)
+        elif (closing, periods) not in masks:
+            masks[closing, periods] = unlike_table_mask(small, table, settings, closing)
+        blobs = mask = masks[closing, periods]
         if surfaces:
             blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings, closing)
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)

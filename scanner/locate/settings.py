@@ -58,6 +58,12 @@ class LocatorSettings:
     region_closing: float = 0.015  # regions: seams and small gaps closed over, of the copy's longest side
     # a square's side for a kingdom about a fifth of the photo wide (larger ones' dark squares stay open)
     region_square_closing: float = 0.045  # regions, when nothing passes: closed over a dark square (as above)
+    # a table repeating along the border (check cloth, gingham): regions unlike it by its periods
+    # (docs/experiments.md, "The cloth's own period")
+    repeat_border: float = 0.15  # the border strips its periods are measured on, of the copy's longest side
+    repeat_light_sigma: float = 0.02  # the light's slow changes taken out: a blur this wide, of the side
+    min_repeat_px: float = 3.0  # shorter shifts are the blur of any texture, not a period
+    min_repeat_correlation: float = 0.4  # a table repeats when its autocorrelation peaks this high
     regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
     blob_reach: float = 0.025  # a blob's seams: segments this near it (of the small copy's side) ...
     blob_margin: float = 0.3  # ... and within its outline enlarged by this share about its middle

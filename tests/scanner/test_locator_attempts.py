@@ -213,6 +213,15 @@ def test_the_lattice_of_the_seams_inside_the_kingdom_s_blob_frames_it_on_a_print
 
 
 @pytest.mark.slow
+def test_a_small_kingdom_on_a_shaded_gingham_is_outlined_by_the_cloths_periods() -> None:
+    # a dev photo of the independent generator (a small 5×5 on a red gingham with a shadow band across it):
+    # the border's colours outline the cloth's lit half, the lattices are the cloth's checks; the blob unlike
+    # the cloth one period away is the kingdom (docs/experiments.md, "The cloth's own period")
+    located, error = _outside_dev_five(200277)
+    assert error < 0.25 and located.found_by == "regions", (error, located.path)
+
+
+@pytest.mark.slow
 def test_a_blurred_frame_stretched_off_one_family_s_seams_is_noted_unsure() -> None:
     # a dev photo of the independent generator (a 5×5 under motion blur on a striped cloth): the frame's
     # columns are stretched off their seams, up to 0.7 square at a corner, its rows on theirs; no window of

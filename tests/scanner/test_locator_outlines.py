@@ -8,7 +8,13 @@ import numpy as np
 from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, seam_support
 from scanner.locate.border import border_colours
-from scanner.locate.regions import blob_outlines, lattice_in_outline, on_surfaces, unlike_table_mask
+from scanner.locate.regions import (
+    blob_outlines,
+    lattice_in_outline,
+    on_surfaces,
+    table_repeat,
+    unlike_table_mask,
+)
 
 SQUARE = 60
 ORIGIN = 150
@@ -149,3 +155,48 @@ def test_a_kingdom_whose_dark_squares_share_the_cloths_colours_is_one_region() -
     mask = unlike_table_mask(image, table, SETTINGS, SETTINGS.region_square_closing)
     outline = blob_outlines(mask, 50, 1)[0]
     assert np.abs(outline - kingdom).max() < 20 / 2  # within half a square of the kingdom's outline
+
+
+def kingdom_on_yellow_gingham(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """A small colour copy: a yellow-and-light-blue gingham (checks 12 px: it repeats every 24 px) with a
+    shadow's edge across it and the kingdom, and a 5×5 kingdom of textured squares, a fifth of them wheat
+    fields in the cloth's own yellow; (copy, the kingdom's corners)."""
+    rng = np.random.default_rng(seed)
+    ys, xs = np.mgrid[0:480, 0:640]
+    checks = ((ys // 12) % 2) + ((xs // 12) % 2)  # 0 light blue, 1 pale yellow, 2 yellow (BGR below)
+    cloth = ((230.0, 200.0, 150.0), (150.0, 215.0, 225.0), (40.0, 195.0, 215.0))
+    image = np.stack([np.choose(checks, [colour[k] for colour in cloth]) for k in range(3)], axis=-1)
+    # no two squares side by side of one colour; the cloth's yellow among them
+    colours = [cloth[2], (170, 90, 30), (60, 150, 60), (40, 60, 40), (150, 60, 160)]
+    square, origin = 22, (170, 250)
+    for row in range(5):
+        for col in range(5):
+            top, left = origin[0] + row * square, origin[1] + col * square
+            texture = cv2.GaussianBlur(rng.normal(0, 40, (square, square, 3)).astype(np.float32), (0, 0), 2)
+            colour = np.array(colours[(2 * row + col) % len(colours)], np.float32)
+            image[top : top + square, left : left + square] = colour + texture
+    shade = np.where(ys > 0.6 * xs + 40, 0.6, 1.0)  # a shadow's edge across the cloth and the kingdom
+    image = np.clip(cv2.GaussianBlur(image * shade[..., None], (3, 3), 0), 0, 255).astype(np.uint8)
+    top, left = origin
+    side = 5 * square
+    return image, np.float64([[left, top], [left + side, top], [left + side, top + side], [left, top + side]])
+
+
+def test_a_repeating_table_is_told_from_the_kingdom_by_its_periods() -> None:
+    # a check cloth is the same one period away, in its light and its shade alike; the kingdom's squares,
+    # some in the cloth's own yellow, are not (docs/experiments.md, "The cloth's own period")
+    image, kingdom = kingdom_on_yellow_gingham()
+    repeat = table_repeat(image, SETTINGS)
+    assert len(repeat)
+    assert np.all(np.abs(repeat / 24 - np.round(repeat / 24)) < 0.1)  # whole periods of the checks
+    table = border_colours(image, SETTINGS)
+    outline = blob_outlines(unlike_table_mask(image, table, SETTINGS, repeat=repeat), 50, 1)[0]
+    assert np.abs(outline[0] - kingdom).max() < 22 / 2  # within half a square of the kingdom's outline
+
+
+def test_a_plain_or_grained_table_does_not_repeat() -> None:
+    rng = np.random.default_rng(0)
+    plain = np.clip(rng.normal(150, 6, (360, 480, 3)), 0, 255).astype(np.uint8)
+    assert not len(table_repeat(plain, SETTINGS))
+    image, _ = kingdom_view()  # a kingdom's seams in the middle: the border is plain table
+    assert not len(table_repeat(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), SETTINGS))
