@@ -52,6 +52,7 @@ from scanner.table import (
 )
 from scanner.tall import (
     CASTLE_HEIGHT,
+    CASTLE_TALLEST,
     LEAN_COVER,
     Leaning,
     castle_leaning,
@@ -107,8 +108,10 @@ PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; che
 class ReadingSettings:
     """How squares are read and which ones the player is asked to check."""
 
-    #: the castle model's height in squares (scanner.tall)
+    #: the castle model's height in squares (scanner.tall); the silhouette looks for its base as far as a
+    #: castle this tall would lean (docs/experiments.md, "The castle's reach")
     castle_height: float = CASTLE_HEIGHT
+    castle_tallest: float = CASTLE_TALLEST
     #: a square a plausible castle may hide this share of has its readings softened (its log
     #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
     hidden_share: float = LEAN_COVER
@@ -590,7 +593,9 @@ class KingdomScanner:
 
         t0 = time.perf_counter()  # the castle's lean and pieces are part of reading the squares
         whole = weigh_empty(raw, evidence)  # the castle's place is read without the pieces
-        cover, leaning = castle_leaning(whole, rectified, homography, image.shape, settings.castle_height)
+        cover, leaning = castle_leaning(
+            whole, rectified, homography, image.shape, settings.castle_height, settings.castle_tallest
+        )
         raw, occluded = self._pieces(crops, raw, whole, rectified, homography, image.shape)
         on_piece = occluded > 0  # read from both readings, keeping the castle's probability
         weighed = with_pieces(leaning.probabilities, weigh_empty(raw, evidence), on_piece)
