@@ -474,6 +474,7 @@ def with_margins(
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
     for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_gap_resolves]:
         margins[cell] = max(_gap_bound(costs, edges, orphan_penalty, best, int(cell)), lower[cell])
+    margins = castle_alternative(solved, margins, flag_margin)
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
     changed = best.labels != raw_labels
@@ -493,3 +494,26 @@ def with_margins(
             if a < b and not best.unknown[a]
         ),
     )
+
+
+def castle_alternative(
+    solved: SolvedKingdom, margins: np.ndarray, flag_margin: float = FLAG_MARGIN
+) -> np.ndarray:
+    """``margins`` (cells,) with the castle's best alternative placement counted, when the castle square is
+    doubtful (its margin under ``flag_margin``): the best decoding with the castle elsewhere, solved exactly,
+    costs that much more than the best, and every square it changes (the square the castle would move to
+    and the dominoes around both) wins by no more than that. Each square's own bound may have missed it
+    (a local alternative, or a square left unsolved past the re-solves): the castle's doubt is theirs too
+    (docs/experiments.md, "The castle's best alternative")."""
+    castle = int(np.nonzero(solved.best.labels == CASTLE_LABEL)[0][0])
+    if margins[castle] >= flag_margin:
+        return margins
+    forced = solved.costs.copy()
+    forced[castle, CASTLE_LABEL] = np.inf
+    alternative = _solve(forced, _edges(solved.size), solved.orphan_penalty)
+    if alternative is None:
+        return margins
+    changed = alternative.labels != solved.best.labels
+    bounded = margins.copy()
+    bounded[changed] = np.minimum(bounded[changed], max(alternative.cost - solved.best.cost, 0.0))
+    return bounded
