@@ -363,10 +363,21 @@ def _gap_bound(
     Exact when the relaxation is integral (nearly always), else a lower bound: the square is then
     flagged rather than trusted, and no integer solve can blow the time budget.
     """
+    return _alternative(costs, edges, orphan_penalty, best, cell)[0]
+
+
+def _alternative(
+    costs: np.ndarray, edges: np.ndarray, orphan_penalty: float, best: _Solution, cell: int
+) -> tuple[float, np.ndarray | None]:
+    """``_gap_bound`` of ``cell``, and the squares the alternative decoding changes when the relaxation
+    found one (integral), else None."""
     forced = costs.copy()
     forced[cell, best.labels[cell]] = np.inf
-    bound, _ = _relaxation(_problem(forced, edges, orphan_penalty))
-    return max(bound - best.cost, 0.0)
+    problem = _problem(forced, edges, orphan_penalty)
+    bound, x = _relaxation(problem)
+    if x is None or not _is_integral(x):
+        return max(bound - best.cost, 0.0), None
+    return max(bound - best.cost, 0.0), _read_solution(problem, x > 0.5).labels != best.labels
 
 
 def _label_costs(probabilities: np.ndarray) -> np.ndarray:
@@ -472,8 +483,16 @@ def with_margins(
     local = _LocalAlternatives(costs, size, best, orphan_penalty)
     margins = np.array([local.gap(cell) for cell in cells])
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
+    # an alternative decoding is one for every square it changes: its cost bounds all their margins
+    found = []
     for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_gap_resolves]:
-        margins[cell] = max(_gap_bound(costs, edges, orphan_penalty, best, int(cell)), lower[cell])
+        gap, changed = _alternative(costs, edges, orphan_penalty, best, int(cell))
+        margins[cell] = max(gap, lower[cell])
+        if changed is not None:
+            found.append((changed, gap))
+    for changed, gap in found:
+        margins[changed] = np.minimum(margins[changed], gap)
+    margins = castle_alternative(solved, margins, flag_margin)
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
     changed = best.labels != raw_labels
@@ -493,3 +512,26 @@ def with_margins(
             if a < b and not best.unknown[a]
         ),
     )
+
+
+def castle_alternative(
+    solved: SolvedKingdom, margins: np.ndarray, flag_margin: float = FLAG_MARGIN
+) -> np.ndarray:
+    """``margins`` (cells,) with the castle's best alternative placement counted, when the castle square is
+    doubtful (its margin under ``flag_margin``): the best decoding with the castle elsewhere, solved exactly,
+    costs that much more than the best, and every square it changes (the square the castle would move to
+    and the dominoes around both) wins by no more than that. Each square's own bound may have missed it
+    (a local alternative, or a square left unsolved past the re-solves): the castle's doubt is theirs too
+    (docs/experiments.md, "The castle's reach, and the castle's best alternative")."""
+    castle = int(np.nonzero(solved.best.labels == CASTLE_LABEL)[0][0])
+    if margins[castle] >= flag_margin:
+        return margins
+    forced = solved.costs.copy()
+    forced[castle, CASTLE_LABEL] = np.inf
+    alternative = _solve(forced, _edges(solved.size), solved.orphan_penalty)
+    if alternative is None:
+        return margins
+    changed = alternative.labels != solved.best.labels
+    bounded = margins.copy()
+    bounded[changed] = np.minimum(bounded[changed], max(alternative.cost - solved.best.cost, 0.0))
+    return bounded

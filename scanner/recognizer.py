@@ -52,6 +52,7 @@ from scanner.table import (
 )
 from scanner.tall import (
     CASTLE_HEIGHT,
+    CASTLE_TALLEST,
     LEAN_COVER,
     Leaning,
     castle_leaning,
@@ -109,6 +110,8 @@ class ReadingSettings:
 
     #: the castle model's height in squares (scanner.tall)
     castle_height: float = CASTLE_HEIGHT
+    #: the tallest castle whose base the silhouette looks for (docs/experiments.md, "The castle's reach")
+    castle_tallest: float = CASTLE_TALLEST
     #: a square a plausible castle may hide this share of has its readings softened (its log
     #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
     hidden_share: float = LEAN_COVER
@@ -243,12 +246,8 @@ def _castle_reasons(
         behind_flags = behind & ((seen >= settings.castle_elsewhere) | orphans)
         if leaned_flags.any() or behind_flags.any():
             leaned_flags[castle] = True
-    return {
-        "castle_hidden": hidden_flags,
-        "castle_taken": taken_flags,
-        "castle_leaned": leaned_flags,
-        "castle_behind": behind_flags,
-    }
+    flags = (hidden_flags, taken_flags, leaned_flags, behind_flags)
+    return dict(zip(("castle_hidden", "castle_taken", "castle_leaned", "castle_behind"), flags, strict=True))
 
 
 def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
@@ -590,7 +589,8 @@ class KingdomScanner:
 
         t0 = time.perf_counter()  # the castle's lean and pieces are part of reading the squares
         whole = weigh_empty(raw, evidence)  # the castle's place is read without the pieces
-        cover, leaning = castle_leaning(whole, rectified, homography, image.shape, settings.castle_height)
+        heights = settings.castle_height, settings.castle_tallest
+        cover, leaning = castle_leaning(whole, rectified, homography, image.shape, *heights)
         raw, occluded = self._pieces(crops, raw, whole, rectified, homography, image.shape)
         on_piece = occluded > 0  # read from both readings, keeping the castle's probability
         weighed = with_pieces(leaning.probabilities, weigh_empty(raw, evidence), on_piece)

@@ -21,6 +21,9 @@ from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 
 #: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
 CASTLE_HEIGHT = 0.7
+#: The tallest castle the silhouette looks for a base under: the box's tallest model, and a lean the
+#: frame's camera underestimates (docs/experiments.md, "The castle's reach").
+CASTLE_TALLEST = 0.8
 #: Share of its square the castle's footprint leaves free on each side.
 CASTLE_INSET = 0.12
 #: A phone's focal length as a share of the photo's longer side, when the homography cannot tell it
@@ -186,7 +189,11 @@ def standing_candidates(probabilities: np.ndarray, cover: np.ndarray, castle: in
 
 
 def lean_castle(
-    probabilities: np.ndarray, cover: np.ndarray, castle: int, standing: dict | None = None
+    probabilities: np.ndarray,
+    cover: np.ndarray,
+    castle: int,
+    standing: dict | None = None,
+    reach: np.ndarray | None = None,
 ) -> Leaning:
     """Move the castle read on a square to the neighbour it would stand on, when the camera sees a castle
     on that neighbour leaning over the square and either the neighbour reads as no sure terrain or the
@@ -199,7 +206,9 @@ def lean_castle(
     model hides its base's print, but so does nothing else (docs/experiments.md). The silhouette shows
     more than the base's own reading: a base whose silhouette is one colour (STANDING_SURE) and wins by
     STANDING_MARGIN + STANDING_SPAN takes all of the castle read on the square it leans over, whatever
-    it reads as.
+    it reads as. ``reach``: the cover of the tallest castle the camera may show (castle_cover at
+    CASTLE_TALLEST; ``cover`` by default), where the silhouette looks for the base: the lean found from
+    the frame is uncertain, and the silhouette, not the cover, tells where the castle stands.
     """
     n = probabilities.shape[0]
     weighed = np.array(probabilities, dtype=float)
@@ -209,14 +218,19 @@ def lean_castle(
     standing = standing or {}
     moved = np.zeros((n, n))
     kept = np.ones((n, n))
+    reach = cover if reach is None else np.maximum(reach, cover)
     for base in np.ndindex(n, n):
-        for square in zip(*np.nonzero(cover[base] >= min(LEAN_COVER, STANDING_COVER)), strict=True):
+        for square in zip(*np.nonzero(reach[base] >= min(LEAN_COVER, STANDING_COVER)), strict=True):
             if square == base:
                 continue
             share = 0.0
             if cover[base][square] >= LEAN_COVER:
                 share = plausible[base] * min(1.0, cover[base][square] / (2 * LEAN_COVER))
-            if standing.get(base, 0.0) >= STANDING_SURE and square in standing:
+            if (
+                reach[base][square] >= STANDING_COVER
+                and standing.get(base, 0.0) >= STANDING_SURE
+                and square in standing
+            ):
                 lead = standing[base] - standing[square] - STANDING_MARGIN
                 share = max(share, float(np.clip(lead / STANDING_SPAN, 0.0, 1.0)))
             moved[base] = max(moved[base], seen[square] * share)
@@ -329,15 +343,20 @@ def castle_leaning(
     homography: np.ndarray,
     image_shape: tuple,
     height: float = CASTLE_HEIGHT,
+    tallest: float = CASTLE_TALLEST,
 ) -> tuple[np.ndarray, Leaning]:
     """The castle's cover of every square (``castle_cover``) and ``lean_castle`` of the frame's weighed
     ``probabilities``, told where the photo shows the castle standing by its silhouette (``standing_evidence``
-    on the ``rectified`` frame) when a square is read as a castle a neighbour could lean over."""
-    lean = leans(camera_from_homography(homography, image_shape), probabilities.shape[0], height)
+    on the ``rectified`` frame) when a square is read as a castle a neighbour could lean over, were the
+    castle as tall as ``tallest`` (the lean from the frame is uncertain: docs/experiments.md, "The castle's
+    reach")."""
+    camera = camera_from_homography(homography, image_shape)
+    lean = leans(camera, probabilities.shape[0], height)
     cover = _cover(lean)
-    candidates = standing_candidates(probabilities, cover, CASTLE_LABEL)
+    reach = _cover(leans(camera, probabilities.shape[0], tallest)) if tallest > height else cover
+    candidates = standing_candidates(probabilities, reach, CASTLE_LABEL)
     standing = standing_evidence(rectified, lean, candidates) if candidates else None
-    return cover, lean_castle(probabilities, cover, CASTLE_LABEL, standing)
+    return cover, lean_castle(probabilities, cover, CASTLE_LABEL, standing, reach)
 
 
 #: A piece a player stands on a square (the king meeple) is about this many squares tall: lower than any

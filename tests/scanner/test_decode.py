@@ -15,7 +15,7 @@ from benchmarks.decoder import main as decode_eval_main
 from kingdomino.board import CASTLE_SQUARE, Kingdom, Square, Terrain
 from kingdomino.dominoes import DOMINOES
 from kingdomino.labels import LABEL_INDEX, LABELS
-from scanner.decode import FLAG_MARGIN, decode_kingdom, solve_kingdom, with_margins
+from scanner.decode import FLAG_MARGIN, castle_alternative, decode_kingdom, solve_kingdom, with_margins
 
 LABELS_PATH = Path(__file__).resolve().parents[2] / "data" / "real" / "labels.json"
 
@@ -142,6 +142,27 @@ def test_a_tie_gives_one_castle_deterministically_and_is_flagged() -> None:
     castles = [cell for cell, sq in first.kingdom.cells() if sq.terrain == Terrain.CASTLE]
     assert len(castles) == 1 and castles[0] in ((0, 0), (0, 2))
     assert first.flagged[0, 0] and first.flagged[0, 2]
+
+
+def test_a_doubtful_castle_bounds_the_margin_of_the_square_it_would_move_to() -> None:
+    truth = ring_board("W0", "W0", "F0", "F0", "L0", "L0", "G0", "G0")
+    probabilities = sure(truth)
+    doubt(probabilities, (1, 1), C=0.55, W0=0.45)  # a wheat in the middle would pair with (0, 1) ...
+    doubt(probabilities, (0, 0), W0=0.55, C=0.45)  # ... and the castle go to the corner read as wheat
+    solved = solve_kingdom(probabilities)
+    assert solved.kingdom == truth
+    centre, corner = 4, 0
+    doubtful = np.full(9, 10.0)  # margins as a square's own bound could have left them: sure but the castle
+    doubtful[centre] = 1.0
+    bounded = castle_alternative(solved, doubtful)
+    # the best decoding with the castle elsewhere puts it on the corner: the corner is as doubtful as that
+    assert bounded[corner] < FLAG_MARGIN and bounded[centre] <= 1.0
+    assert (bounded <= doubtful).all() and bounded[8] == 10.0  # squares it does not change keep theirs
+    # a sure castle leaves every margin as it was
+    assert (castle_alternative(solved, np.full(9, 10.0)) == 10.0).all()
+    # and the decoding flags both
+    decoded = decode_kingdom(probabilities)
+    assert decoded.flagged[1, 1] and decoded.flagged[0, 0]
 
 
 def test_a_castle_nobody_read_goes_to_the_centre() -> None:

@@ -21,6 +21,8 @@ from scanner.recognizer import (
     review_reasons,
 )
 from scanner.tall import (
+    CASTLE_HEIGHT,
+    CASTLE_TALLEST,
     camera_from_homography,
     castle_cover,
     covered_shares,
@@ -165,6 +167,37 @@ def test_the_square_a_castle_reading_was_taken_from_is_flagged_for_its_own_reaso
     reasons = review_reasons(decoded.kingdom, details, ReadingSettings())
     # the square the walls lean over, read as wheat only from what the castle leaves of it, is checked
     assert reasons["castle_taken"][1, 2] and reasons["castle_taken"].sum() == 1
+
+
+def leaning_by(share: float) -> np.ndarray:
+    """leaning_cover with the castle hiding ``share`` of the square behind its base."""
+    cover = leaning_cover()
+    cover[cover == 0.45] = share
+    return cover
+
+
+def test_the_silhouette_looks_for_the_base_as_far_as_the_tallest_castle_would_lean() -> None:
+    # the castle read on the square its walls lean over, which the lean found from the frame hides too
+    # little of for a castle on the base behind: a taller castle (the reach) would hide enough
+    probabilities = probabilities_with({(1, 2): {CASTLE: 0.99, WHEAT: 0.01}, (2, 2): {LAKE: 0.999}})
+    short, reach = leaning_by(0.12), leaning_by(0.2)
+    assert standing_candidates(probabilities, short, CASTLE_LABEL) == []
+    assert standing_candidates(probabilities, reach, CASTLE_LABEL) == [(1, 2), (2, 2)]
+    standing = {(2, 2): 0.9, (1, 2): 0.3}  # the photo shows one object standing on (2, 2)
+    leaning = lean_castle(probabilities, short, CASTLE_LABEL, standing)
+    assert decode_kingdom(leaning.probabilities).kingdom[1, 2] == CASTLE
+    leaning = lean_castle(probabilities, short, CASTLE_LABEL, standing, reach)
+    assert decode_kingdom(leaning.probabilities).kingdom[2, 2] == CASTLE
+    # without the silhouette, the reach moves nothing: a sure terrain behind keeps it as before
+    leaning = lean_castle(probabilities, short, CASTLE_LABEL, None, leaning_by(0.45))
+    assert decode_kingdom(leaning.probabilities).kingdom[1, 2] == CASTLE
+
+
+def test_a_taller_castle_reaches_further_over_the_square_behind() -> None:
+    homography, *_ = pinhole(1700.0, 35.0, math.pi / 2)
+    camera = camera_from_homography(homography, (HEIGHT, WIDTH))
+    assert castle_cover(camera, 5, CASTLE_TALLEST)[2, 2, 1, 2] > castle_cover(camera, 5)[2, 2, 1, 2]
+    assert CASTLE_TALLEST > CASTLE_HEIGHT == ReadingSettings().castle_height
 
 
 def test_only_squares_read_as_the_castle_and_the_bases_behind_them_are_looked_at() -> None:
