@@ -355,22 +355,15 @@ class _LocalAlternatives:
         return max(min(alternatives), 0.0)
 
 
-def _gap_bound(
-    costs: np.ndarray, edges: np.ndarray, orphan_penalty: float, best: _Solution, cell: int
-) -> float:
-    """How much the best decoding loses when ``cell`` may not keep its label, from the relaxation.
-
-    Exact when the relaxation is integral (nearly always), else a lower bound: the square is then
-    flagged rather than trusted, and no integer solve can blow the time budget.
-    """
-    return _alternative(costs, edges, orphan_penalty, best, cell)[0]
-
-
 def _alternative(
     costs: np.ndarray, edges: np.ndarray, orphan_penalty: float, best: _Solution, cell: int
 ) -> tuple[float, np.ndarray | None]:
-    """``_gap_bound`` of ``cell``, and the squares the alternative decoding changes when the relaxation
-    found one (integral), else None."""
+    """How much the best decoding loses when ``cell`` may not keep its label, from the relaxation, and the
+    squares the alternative decoding changes when the relaxation found one (integral), else None.
+
+    Exact when the relaxation is integral (nearly always), else a lower bound: the square is then flagged
+    rather than trusted, and no integer solve can blow the time budget (the same probabilities always give
+    the same flags)."""
     forced = costs.copy()
     forced[cell, best.labels[cell]] = np.inf
     problem = _problem(forced, edges, orphan_penalty)
@@ -484,15 +477,17 @@ def with_margins(
     margins = np.array([local.gap(cell) for cell in cells])
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
     # an alternative decoding is one for every square it changes: its cost bounds all their margins
-    found = []
+    found = {}
     for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_gap_resolves]:
         gap, changed = _alternative(costs, edges, orphan_penalty, best, int(cell))
         margins[cell] = max(gap, lower[cell])
         if changed is not None:
-            found.append((changed, gap))
-    for changed, gap in found:
+            found[int(cell)] = (changed, gap)
+    for changed, gap in found.values():
         margins[changed] = np.minimum(margins[changed], gap)
-    margins = castle_alternative(solved, margins, flag_margin)
+    castle = np.nonzero(best.labels == CASTLE_LABEL)[0]
+    if len(castle) and int(castle[0]) not in found:  # a castle re-solved above has its alternative counted
+        margins = castle_alternative(solved, margins, flag_margin)
     confidences = 1.0 / (1.0 + np.exp(-margins))
 
     changed = best.labels != raw_labels
@@ -517,21 +512,21 @@ def with_margins(
 def castle_alternative(
     solved: SolvedKingdom, margins: np.ndarray, flag_margin: float = FLAG_MARGIN
 ) -> np.ndarray:
-    """``margins`` (cells,) with the castle's best alternative placement counted, when the castle square is
-    doubtful (its margin under ``flag_margin``): the best decoding with the castle elsewhere, solved exactly,
-    costs that much more than the best, and every square it changes (the square the castle would move to
-    and the dominoes around both) wins by no more than that. Each square's own bound may have missed it
-    (a local alternative, or a square left unsolved past the re-solves): the castle's doubt is theirs too
-    (docs/experiments.md, "The castle's reach, and the castle's best alternative")."""
-    castle = int(np.nonzero(solved.best.labels == CASTLE_LABEL)[0][0])
-    if margins[castle] >= flag_margin:
-        return margins
-    forced = solved.costs.copy()
-    forced[castle, CASTLE_LABEL] = np.inf
-    alternative = _solve(forced, _edges(solved.size), solved.orphan_penalty)
-    if alternative is None:
-        return margins
-    changed = alternative.labels != solved.best.labels
-    bounded = margins.copy()
-    bounded[changed] = np.minimum(bounded[changed], max(alternative.cost - solved.best.cost, 0.0))
-    return bounded
+    """``margins`` ((cells,) or (N, N), returned in that shape) with the castle's best alternative placement
+    counted, when the castle square is doubtful (its margin under ``flag_margin``): the best decoding with
+    the castle elsewhere costs that much more than the best, and every square it changes (the square the
+    castle would move to and the dominoes around both) wins by no more than that. Each square's own bound
+    may have missed it (a local alternative, or a square left unsolved past the re-solves): the castle's
+    doubt is theirs too (docs/experiments.md, "The castle's reach, and the castle's best alternative").
+    From the relaxation, as every margin: when it is not integral, no other square is bounded."""
+    flat = np.asarray(margins, dtype=float).ravel()
+    castle = np.nonzero(solved.best.labels == CASTLE_LABEL)[0]
+    if not len(castle) or flat[castle[0]] >= flag_margin:
+        return np.asarray(margins)
+    edges = _edges(solved.size)
+    gap, changed = _alternative(solved.costs, edges, solved.orphan_penalty, solved.best, int(castle[0]))
+    if changed is None:
+        return np.asarray(margins)
+    bounded = flat.copy()
+    bounded[changed] = np.minimum(bounded[changed], gap)
+    return bounded.reshape(np.shape(margins))

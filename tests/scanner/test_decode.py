@@ -306,3 +306,16 @@ def test_a_square_is_flagged_exactly_when_its_margin_is_under_the_threshold() ->
     for margin in (2.0, FLAG_MARGIN, 8.0):
         decoded = decode_kingdom(probabilities, flag_margin=margin)
         assert np.array_equal(decoded.flagged, decoded.margins < margin)
+
+
+def test_the_castles_alternative_keeps_the_margins_shape() -> None:
+    truth = ring_board("W0", "W0", "F0", "F0", "L0", "L0", "G0", "G0")
+    probabilities = sure(truth)
+    doubt(probabilities, (1, 1), C=0.55, W0=0.45)
+    doubt(probabilities, (0, 0), W0=0.55, C=0.45)
+    solved = solve_kingdom(probabilities)
+    grid = np.full((3, 3), 10.0)
+    grid[1, 1] = 1.0
+    bounded = castle_alternative(solved, grid)
+    assert bounded.shape == (3, 3) and bounded[0, 0] < FLAG_MARGIN
+    assert (bounded.ravel() == castle_alternative(solved, grid.ravel())).all()
