@@ -36,10 +36,11 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     """(k, 2) shifts (x, y; the copy's pixels) under which the table along the copy's border repeats: the
     two shortest periods of a check cloth or a gingham, each both ways, from the autocorrelation of the
     colours of the border strips, ``repeat_border`` of the side wide (the light's slow changes taken out).
-    Empty when the strongest peak beyond ``min_repeat_px`` is under ``min_repeat_correlation``."""
+    A period is a peak inside the shifts looked at (one on their edge may still be rising) that reaches
+    ``min_repeat_correlation``: the strongest, and the strongest across it. Empty when none does."""
     strip = max(8, round(settings.repeat_border * max(small.shape[:2])))
     sigma = settings.repeat_light_sigma * max(small.shape[:2])
-    reach = strip // 2
+    reach = min(strip, *small.shape[:2]) // 2  # a thin photo's strips are thinner than ``strip``
     total = np.zeros((2 * reach + 1, 2 * reach + 1), np.float64)
     for part in (small[:strip], small[-strip:], small[:, :strip], small[:, -strip:]):
         lab = table_lab(np.ascontiguousarray(part))
@@ -54,11 +55,11 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
         total += correlation[
             middle[0] - reach : middle[0] + reach + 1, middle[1] - reach : middle[1] + reach + 1
         ]
-    total /= max(total[reach, reach], 1e-9)
+    total = (total / max(total[reach, reach], 1e-9)).astype(np.float32)  # compared with its own dilation
     dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
-    peaks = (total >= cv2.dilate(total.astype(np.float32), np.ones((3, 3), np.uint8))) & (
-        np.hypot(dx, dy) >= settings.min_repeat_px
-    )
+    inside = (np.abs(dx) < reach) & (np.abs(dy) < reach)
+    peaks = (total >= cv2.dilate(total, np.ones((3, 3), np.uint8))) & inside
+    peaks &= np.hypot(dx, dy) >= settings.min_repeat_px
     peaks &= (dy > 0) | ((dy == 0) & (dx > 0))  # each shift once: its opposite is the same period
     strength = np.where(peaks, total, -np.inf).ravel()
     order = np.argsort(-strength)
@@ -67,7 +68,8 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     shifts = np.stack([dx.ravel()[order], dy.ravel()[order]], axis=1).astype(np.float64)
     first = shifts[0]
     periods = [first]
-    for shift in shifts[1 : np.isfinite(strength[order]).sum()]:  # the strongest period across the first
+    strong = int((strength >= settings.min_repeat_correlation).sum())
+    for shift in shifts[1:strong]:  # the strongest period across the first (over ~37° from it)
         if abs(np.dot(first, shift)) < 0.8 * np.linalg.norm(first) * np.linalg.norm(shift):
             periods.append(shift)
             break

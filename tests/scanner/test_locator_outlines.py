@@ -200,3 +200,44 @@ def test_a_plain_or_grained_table_does_not_repeat() -> None:
     assert not len(table_repeat(plain, SETTINGS))
     image, _ = kingdom_view()  # a kingdom's seams in the middle: the border is plain table
     assert not len(table_repeat(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), SETTINGS))
+
+
+def test_noisy_stripes_repeat_by_their_period_however_the_peak_rounds() -> None:
+    # the peak is compared with its own dilation in one precision: a true period is never lost to rounding
+    x = np.arange(480)
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        for period in (12, 16, 24):
+            stripes = np.where((x // (period // 2)) % 2 == 0, 190, 70).astype(float)
+            image = np.repeat(np.repeat(stripes[None, :, None], 360, axis=0), 3, axis=2)
+            image = np.clip(image + rng.normal(0, 20, image.shape), 0, 255).astype(np.uint8)
+            repeat = table_repeat(image, SETTINGS)
+            assert len(repeat) and np.all(np.abs(repeat[0] - [period, 0]) < 1), (seed, period, repeat)
+
+
+def test_a_period_beyond_the_shifts_looked_at_is_none() -> None:
+    # stripes whose period is longer than the strips allow: the correlation still rises at the window's edge
+    x = np.arange(480)
+    stripes = np.where((x // 40) % 2 == 0, 200, 60).astype(np.uint8)
+    image = np.repeat(np.repeat(stripes[None, :, None], 360, axis=0), 3, axis=2)
+    reach = min(round(SETTINGS.repeat_border * 480), 360) // 2
+    assert all(np.abs(shift).max() < reach for shift in table_repeat(image, SETTINGS))
+
+
+def test_a_thin_or_tiny_photo_has_no_period_and_no_error() -> None:
+    rng = np.random.default_rng(1)
+    for shape in ((20, 480, 3), (480, 12, 3), (1, 1, 3), (3, 200, 3)):
+        image = rng.integers(0, 255, shape, dtype=np.uint8)
+        assert table_repeat(image, SETTINGS).shape[1] == 2
+
+
+def test_a_thin_colour_photo_is_refused_not_an_error() -> None:
+    from scanner.errors import KingdomNotFoundError
+    from scanner.locate import locate_kingdom
+
+    image = np.random.default_rng(0).integers(0, 255, (40, 1200, 3), dtype=np.uint8)
+    try:
+        locate_kingdom(image)
+    except KingdomNotFoundError:
+        return
+    raise AssertionError("a thin photo of noise was located")
