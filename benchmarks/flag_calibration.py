@@ -10,7 +10,7 @@ every square of every photo whose frame is found, the truth, the reading, the de
 classifier's and the weighed probabilities, the table evidence, the castle's cover and each flag rule's
 verdict (``ScanResult.flag_reasons``) in one .npz per run. ``report`` replays them: which rules flag the
 squares read right, which misread squares each leaves unflagged, and the flag share at each threshold of
-the review rule (``scanner.recognizer.wrong_probability``). Only development seeds: never tune on held-out.
+the review rules (``scanner.reading.review_reasons``). Only development seeds: never tune on held-out.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
-from scanner.recognizer import REVIEW_RULES
+from scanner.reading import REVIEW_RULES
 
 OUT_DIR = Path(__file__).resolve().parent.parent / "out" / "flags"
 REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "margin") + tuple(

@@ -70,7 +70,7 @@ from model.training.dataset import (
 )
 from model.training.estimators import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, make_estimator
 from model.training.feature_table import CACHE_DIR, AugmentPlan, FeatureTable, build_table, original_crops
-from scanner.recognizer import UNFAMILIAR_SHARE, UNSURE_BELOW, looks_unfamiliar
+from scanner.reading import UNFAMILIAR_SHARE, UNSURE_BELOW, looks_unfamiliar
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL_CARD = Path(__file__).resolve().parents[1] / "MODEL.md"

@@ -13,17 +13,16 @@ from benchmarks.scenes import generate_scene
 from kingdomino.board import Kingdom
 from scanner.errors import KingdomNotFoundError, PhotoError, ScanError
 from scanner.geometry import frame_corners, frame_homography, square_px
+from scanner.reading import ReadingSettings, glare_squares
 from scanner.recognizer import (
     DARK_BELOW,
     DIM_NOTE,
     GLARE_NOTE,
     UNFAMILIAR_NOTE,
     KingdomScanner,
-    ReadingSettings,
     brightened,
     castle_shift,
     detail_source,
-    glare_squares,
 )
 from scanner.rectify import rectify
 from tests.support.scan_fakes import ColourClassifier, UnsureColourClassifier

@@ -12,14 +12,8 @@ from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
 from scanner.decode import decode_kingdom
-from scanner.recognizer import (
-    PIECE_NOTE,
-    KingdomScanner,
-    ReadingDetails,
-    ReadingSettings,
-    review_flags,
-    review_reasons,
-)
+from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
+from scanner.recognizer import PIECE_NOTE, KingdomScanner
 from scanner.tall import (
     CASTLE_HEIGHT,
     CASTLE_TALLEST,

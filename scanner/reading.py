@@ -1,0 +1,225 @@
+"""How the squares of one frame are read, and which of them the player is asked to check.
+
+The reading's settings (``ReadingSettings``: the castle's height, the pieces, the table's and the castle's
+review rules), what one reading knew besides its final probabilities (``ReadingDetails``), and the review
+rules that flag squares beyond the decoder's margin (``review_reasons``), the glare and the unfamiliar photo.
+``scanner.recognizer`` runs the reading; docs/how-it-works.md, "Reading the kingdom as a whole", says why
+each rule is there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from kingdomino.board import Kingdom, Terrain
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
+from kingdomino.scoring import castle_cells
+from scanner.decode import FLAG_MARGIN
+from scanner.rectify import cut_squares
+from scanner.tall import CASTLE_HEIGHT, CASTLE_TALLEST, LEAN_COVER, Leaning
+
+#: A photo on which at least UNFAMILIAR_SHARE of the squares read under UNSURE_BELOW looks unlike the
+#: training photos: on a camera and light it never saw the classifier is often wrong yet sure, so the scan
+#: says so (model/MODEL.md, "Another camera"); its squares are flagged by their margin like any other's.
+UNSURE_BELOW = 0.9
+UNFAMILIAR_SHARE = 0.2
+#: A lamp's reflection on the glossy tiles washes part of a square out to white, and the classifier may
+#: then read it sure and wrong (a forest as wheat, a white blob as a crown). A tile on which one
+#: connected patch of pixels with every channel at GLARE_LEVEL or more covers GLARE_SHARE of the square
+#: is flagged (docs/experiments.md, "Lamps' reflections on the tiles").
+GLARE_LEVEL = 225
+GLARE_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class ReadingSettings:
+    """How squares are read and which ones the player is asked to check."""
+
+    #: the castle model's height in squares (scanner.tall)
+    castle_height: float = CASTLE_HEIGHT
+    #: the tallest castle whose base the silhouette looks for (docs/experiments.md, "The castle's reach")
+    castle_tallest: float = CASTLE_TALLEST
+    #: a square a plausible castle may hide this share of has its readings softened (its log
+    #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
+    hidden_share: float = LEAN_COVER
+    hidden_soften: float = 0.5
+    #: the decoder's margin (nats: the log-odds that the square's reading is right) under which it is
+    #: flagged; the one threshold for every photo, chosen on whole development photos (scanner.decode)
+    flag_margin: float = FLAG_MARGIN
+    #: a square the decoded castle hides this share of is flagged unless its margin reaches hidden_margin
+    hidden_flag_share: float = 0.3
+    hidden_margin: float = 6.0
+    #: so is a square that lost this much castle probability to a neighbour the castle stands on
+    castle_taken: float = 0.5
+    #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
+    #: over it, was read as castle with at least this much
+    castle_elsewhere: float = 0.2
+    #: a king found by its silhouette (tall.standing_pieces), flagged, read from the whole square where sure,
+    #: its free side where not; no castle probability moved (docs/experiments.md, "The piece's square read")
+    pieces: bool = True
+    piece_visible: bool = True
+    #: a square read as the table against the classifier is flagged unless the table comparisons add
+    #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
+    sure_table: float = 11.0
+    #: a square read as the table is flagged, when the table is seen around the kingdom, if neither
+    #: comparison calls it the table: its mean colour adds no more than this for *empty* and its colours
+    #: overlap the table's less than table_like (a plain dark lake, a blurred tile the classifier calls
+    #: empty, do not look like the table they would show)
+    table_unconfirmed: float = 0.0
+    #: a photo whose kingdom's brightest pixels stay under this Lab lightness (uint8) is dim: the scan
+    #: says so (its squares are flagged by the same margin as any other photo's)
+    dim_below: float = 80.0
+    #: a square read as a tile whose colours overlap the table's this much (scanner.table
+    #: pattern_likeness) may be a hole in a patterned cloth: flagged under table_like_margin
+    table_like: float = 0.6
+    table_like_margin: float = 6.0
+    #: a kingdom whose squares are under this many pixels in the reduced copy the scanner decodes has its
+    #: squares cut from the photo decoded in full (the reduced copy halves a small kingdom's detail; on
+    #: larger squares the full photo changed readings of blurred photos only, as often for the worse)
+    full_resolution_below: float = 40.0
+
+
+#: The settings a scanner reads with when none are given.
+DEFAULT_READING = ReadingSettings()
+
+
+@dataclass(frozen=True)
+class ReadingDetails:
+    """What the reading of one frame knew besides its final probabilities (for flags and measurement)."""
+
+    raw: np.ndarray  # (N, N, labels) the classifier's probabilities
+    evidence: np.ndarray  # (N, N) nats added to *empty* by the table comparison
+    likeness: np.ndarray | None  # (N, N) overlap of each square's colours with the table's, if seen
+    margins: np.ndarray  # (N, N) the decoder's margin of each square, nats
+    cover: np.ndarray  # (N, N, N, N) share of square 2 a castle on square 1 hides
+    leaning: Leaning
+    changed: np.ndarray | None = None  # (N, N) bool: the decoder overruled the weighed reading
+    orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
+    review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
+    pieces: np.ndarray | None = None  # (N, N) bool: a piece stands on the square (scanner.tall)
+
+
+#: The rules of review_reasons, by name.
+REVIEW_RULES = (
+    "into_table",
+    "out_of_table",
+    "table_unconfirmed",
+    "table_like",
+    "castle_hidden",
+    "castle_taken",
+    "castle_leaned",
+    "castle_behind",
+    "piece",
+)
+
+
+def review_reasons(
+    kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings
+) -> dict[str, np.ndarray]:
+    """(N, N) squares to check beyond the decoder's margin, by rule: squares turned into the table or out of
+    it against the classifier, or read as it without looking like it; tiles that look like the table;
+    squares the decoded castle hides; a castle that may stand on another square than the one it was read
+    on; squares a piece stands on. The castle square itself is flagged by its margin, the exact cost of
+    moving the one castle."""
+    n = kingdom.grid_size
+    labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
+    raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
+    read_empty = labels == EMPTY_LABEL
+    none = np.zeros((n, n), dtype=bool)
+    reasons = {
+        # into the table against the classifier: flagged unless both table comparisons are sure of it
+        "into_table": read_empty & ~raw_empty & (details.evidence < settings.sure_table),
+        "out_of_table": raw_empty & ~read_empty,
+        "table_unconfirmed": none,
+        "table_like": none,
+    }
+    if details.likeness is not None:
+        # read as the table, but it looks like the table seen around the kingdom neither way
+        reasons["table_unconfirmed"] = (
+            read_empty
+            & (details.evidence <= settings.table_unconfirmed)
+            & (details.likeness < settings.table_like)
+        )
+        reasons["table_like"] = (
+            (details.likeness >= settings.table_like)
+            & ~read_empty
+            & (details.margins < settings.table_like_margin)
+        )
+    reasons.update(_castle_reasons(kingdom, details, settings))
+    reasons["piece"] = none if details.pieces is None else details.pieces & ~read_empty
+    return reasons
+
+
+def _castle_reasons(
+    kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings
+) -> dict[str, np.ndarray]:
+    """The castle's rules of review_reasons: the squares it hides, a castle read on a square it would lean
+    over, and the squares it may stand on instead (seen as castle, or fitting no domino, as a castle base
+    read as terrain does)."""
+    n = kingdom.grid_size
+    castle = next(iter(castle_cells(kingdom)), None)
+    hidden_flags, taken_flags, leaned_flags, behind_flags = (np.zeros((n, n), dtype=bool) for _ in range(4))
+    if castle is not None:
+        hidden = details.cover[castle].copy()
+        hidden[castle] = 0.0
+        unsure = details.margins < settings.hidden_margin
+        hidden_flags = (hidden >= settings.hidden_flag_share) & unsure
+        # a square the castle read on it was moved off (to the base the castle leans from) is read from
+        # what the walls over it leave: as doubtful as a square the castle hides
+        if details.leaning.taken is not None:
+            taken_flags = (details.leaning.taken >= settings.castle_taken) & unsure
+        seen = details.raw[..., CASTLE_LABEL]
+        leaned_flags = (hidden >= LEAN_COVER) & (seen >= settings.castle_elsewhere)
+        # the squares a castle would stand on to lean over the one it was read on
+        behind = details.cover[:, :, castle[0], castle[1]] >= LEAN_COVER
+        behind[castle] = False
+        orphans = details.orphans if details.orphans is not None else np.zeros((n, n), dtype=bool)
+        behind_flags = behind & ((seen >= settings.castle_elsewhere) | orphans)
+        if leaned_flags.any() or behind_flags.any():
+            leaned_flags[castle] = True
+    flags = (hidden_flags, taken_flags, leaned_flags, behind_flags)
+    return dict(zip(("castle_hidden", "castle_taken", "castle_leaned", "castle_behind"), flags, strict=True))
+
+
+def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
+    """(N, N) squares to check beyond the decoder's own flags: the union of review_reasons."""
+    return any_reason(review_reasons(kingdom, details, settings))
+
+
+def any_reason(reasons: dict[str, np.ndarray]) -> np.ndarray:
+    """(N, N) squares some rule of ``review_reasons`` flags."""
+    return np.logical_or.reduce(list(reasons.values()))
+
+
+#: The decoder's margin under which a square counts as doubtful for judging a blurred photo's frame.
+DOUBT_MARGIN = 3.5
+
+
+def doubtful_squares(details: ReadingDetails) -> np.ndarray:
+    """(N, N) squares that fit the rules badly: changed by the decoder, in no box domino, or read under
+    DOUBT_MARGIN. Many of them mean a frame off its kingdom, whatever the squares the player is asked to
+    check."""
+    return details.changed | details.orphans | (details.margins < DOUBT_MARGIN)
+
+
+def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
+    """(N, N) bool: the tiles of the rectified N×N kingdom that a reflection washes out (see GLARE_SHARE).
+    Squares read as empty show the table, which may be white all over."""
+    n = kingdom.grid_size
+    white = (rectified.min(axis=2) >= GLARE_LEVEL).astype(np.uint8)
+    glare = np.zeros((n, n), dtype=bool)
+    for ((row, col), cell), patch in zip(kingdom.cells(), cut_squares(white, n), strict=True):
+        if cell.terrain == Terrain.EMPTY or np.count_nonzero(patch) < GLARE_SHARE * patch.size:
+            continue  # (too few white pixels for a washed-out patch that large)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
+        glare[row, col] = count > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= GLARE_SHARE * patch.size
+    return glare
+
+
+def looks_unfamiliar(probabilities: np.ndarray) -> bool:
+    """Whether a photo's squares ((..., labels) classifier probabilities) read unsure often enough that
+    the photo is flagged whole (see UNFAMILIAR_SHARE)."""
+    return bool(np.mean(probabilities.max(axis=-1) < UNSURE_BELOW) >= UNFAMILIAR_SHARE)
