@@ -10,7 +10,8 @@ every square of every photo whose frame is found, the truth, the reading, the de
 classifier's and the weighed probabilities, the table evidence, the castle's cover and each flag rule's
 verdict (``ScanResult.flag_reasons``) in one .npz per run. ``report`` replays them: which rules flag the
 squares read right, which misread squares each leaves unflagged, and the flag share at each threshold of
-the review rules (``scanner.reading.review_reasons``). Only development seeds: never tune on held-out.
+the decoder's margin (the review rules of ``scanner.reading.review_reasons`` beside it). Only development
+seeds: never tune on held-out.
 """
 
 from __future__ import annotations

@@ -477,16 +477,17 @@ def with_margins(
     margins = np.array([local.gap(cell) for cell in cells])
     undecided = np.nonzero((lower < flag_margin) & (margins >= flag_margin))[0]
     # an alternative decoding is one for every square it changes: its cost bounds all their margins
-    found = {}
+    found, resolved = [], set()
     for cell in undecided[np.argsort(margins[undecided], kind="stable")][:max_gap_resolves]:
         gap, changed = _alternative(costs, edges, orphan_penalty, best, int(cell))
         margins[cell] = max(gap, lower[cell])
+        resolved.add(int(cell))
         if changed is not None:
-            found[int(cell)] = (changed, gap)
-    for changed, gap in found.values():
+            found.append((changed, gap))
+    for changed, gap in found:
         margins[changed] = np.minimum(margins[changed], gap)
     castle = np.nonzero(best.labels == CASTLE_LABEL)[0]
-    if len(castle) and int(castle[0]) not in found:  # a castle re-solved above has its alternative counted
+    if len(castle) and int(castle[0]) not in resolved:  # a castle re-solved above: its alternative counted
         margins = castle_alternative(solved, margins, flag_margin)
     confidences = 1.0 / (1.0 + np.exp(-margins))
 

@@ -42,6 +42,7 @@ from scanner.reading import (
     DEFAULT_READING,
     ReadingDetails,
     ReadingSettings,
+    any_reason,
     doubtful_squares,
     glare_squares,
     looks_unfamiliar,
@@ -432,9 +433,7 @@ class KingdomScanner:
             pieces=on_piece,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
-        flagged = np.asarray(decoded.flagged, dtype=bool) | np.logical_or.reduce(
-            list(details.review.values())
-        )
+        flagged = np.asarray(decoded.flagged, dtype=bool) | any_reason(details.review)
         timings["decode_score"] += time.perf_counter() - t0
         return kingdom, readings, flagged, rectified, weighed, details
 

@@ -38,7 +38,7 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     colours of the border strips, ``repeat_border`` of the side wide (the light's slow changes taken out).
     A period is a peak inside the shifts looked at (one on their edge may still be rising) that reaches
     ``min_repeat_correlation``: the strongest, and the strongest across it. Empty when none does."""
-    strip = max(8, round(settings.repeat_border * max(small.shape[:2])))
+    strip = max(settings.min_repeat_strip, round(settings.repeat_border * max(small.shape[:2])))
     sigma = settings.repeat_light_sigma * max(small.shape[:2])
     reach = min(strip, *small.shape[:2]) // 2  # a thin photo's strips are thinner than ``strip``
     total = np.zeros((2 * reach + 1, 2 * reach + 1), np.float64)
@@ -69,8 +69,9 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     first = shifts[0]
     periods = [first]
     strong = int((strength >= settings.min_repeat_correlation).sum())
-    for shift in shifts[1:strong]:  # the strongest period across the first (over ~37° from it)
-        if abs(np.dot(first, shift)) < 0.8 * np.linalg.norm(first) * np.linalg.norm(shift):
+    across = settings.repeat_across * np.linalg.norm(first)
+    for shift in shifts[1:strong]:  # the strongest period across the first
+        if abs(np.dot(first, shift)) < across * np.linalg.norm(shift):
             periods.append(shift)
             break
     return np.concatenate([np.array(periods), -np.array(periods)])

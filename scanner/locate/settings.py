@@ -64,6 +64,8 @@ class LocatorSettings:
     repeat_light_sigma: float = 0.02  # the light's slow changes taken out: a blur this wide, of the side
     min_repeat_px: float = 3.0  # shorter shifts are the blur of any texture, not a period
     min_repeat_correlation: float = 0.4  # a table repeats when its autocorrelation peaks this high
+    min_repeat_strip: int = 8  # the border strips are at least this wide (px of the copy)
+    repeat_across: float = 0.8  # a second period lies across the first: the cosine between them under this
     regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
     blob_reach: float = 0.025  # a blob's seams: segments this near it (of the small copy's side) ...
     blob_margin: float = 0.3  # ... and within its outline enlarged by this share about its middle

@@ -84,7 +84,11 @@ def imports_of(path: Path, module: str) -> Iterator[tuple[str, int]]:
 
 def names_our_module(value: object) -> bool:
     """Whether a constant is a dotted module name in one of our parts (``"scanner.scan_cli"``)."""
-    if not isinstance(value, str) or not all(word.isidentifier() for word in value.split(".")):
+    if (
+        not isinstance(value, str)
+        or "." not in value
+        or not all(word.isidentifier() for word in value.split("."))
+    ):
         return False
     return value.split(".")[0] in {part.split(".")[0] for part in ALLOWED}
 

@@ -1,4 +1,4 @@
-"""``kingdomino classify`` output and bad input; ``train``/``evaluate`` argument handling."""
+"""``kingdomino classify``: output and bad input; ``python -m model.training``, ``evaluation``: arguments."""
 
 from __future__ import annotations
 
