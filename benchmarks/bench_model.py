@@ -162,21 +162,43 @@ def load_bench_model(data_dir: Path = DATA_DIR, held: HeldOut = HARD):
     return SquareClassifier.load(path) if path.is_file() else None
 
 
-def bench_scanner(held: HeldOut = HARD, data_dir: Path = DATA_DIR, shipped: bool = False):
+def bench_scanner(
+    held: HeldOut = HARD, data_dir: Path = DATA_DIR, shipped: bool = False, pieces: str | None = None
+):
     """(a KingdomScanner reading with this bench's model, a line saying which) or (None, why not);
-    ``shipped``: with the shipped model instead, which learnt the held-out material too."""
+    ``shipped``: with the shipped model instead, which learnt the held-out material too; ``pieces``: a
+    ``--pieces`` choice (``add_pieces_option``), None for the scanner's default."""
     from scanner.recognizer import KingdomScanner
 
+    reading, said = reading_for(pieces)
     if shipped:
         return (
-            KingdomScanner(),
-            "shipped model (trained on the held-out kingdoms too: squares read optimistic)",
+            KingdomScanner(reading=reading),
+            "shipped model (trained on the held-out kingdoms too: squares read optimistic)" + said,
         )
     classifier = load_bench_model(data_dir, held)
     if classifier is None:
         command = "python -m benchmarks.bench_model" + (" --outside" if held.name == "outside" else "")
         return None, f"no bench model at {bench_model_path(data_dir, held=held)}: run {command} first"
-    return KingdomScanner(classifier=classifier), f"bench model ({held.describe()})"
+    return KingdomScanner(classifier=classifier, reading=reading), f"bench model ({held.describe()})" + said
+
+
+def add_pieces_option(parser: argparse.ArgumentParser) -> None:
+    """The benches' ``--pieces on|off``: read with the pieces looked for or not."""
+    parser.add_argument(
+        "--pieces",
+        choices=("on", "off"),
+        help="look for pieces on the squares or not (default: the scanner's)",
+    )
+
+
+def reading_for(pieces: str | None):
+    """(the ReadingSettings of a ``--pieces`` choice, a note for the bench's line): the default's for None."""
+    from scanner.reading import DEFAULT_READING
+
+    if pieces is None:
+        return DEFAULT_READING, ""
+    return replace(DEFAULT_READING, pieces=pieces == "on"), f", pieces {pieces}"
 
 
 def held_out_boards(data_dir: Path = DATA_DIR) -> list[str]:

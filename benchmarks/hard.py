@@ -30,12 +30,12 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from benchmarks.bench_model import add_pieces_option, bench_scanner, reading_for
 from benchmarks.hard_scenes import CONDITIONS, condition_for_seed, generate_hard_scene
 from benchmarks.scenes import rotate_kingdom
 from benchmarks.whole_photos import LOCATED_TOLERANCE, corner_errors
@@ -196,7 +196,7 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def _load_scanner(model: str, model_file: Path | None = None):
+def _load_scanner(model: str, model_file: Path | None = None, pieces: str | None = None):
     from scanner.recognizer import KingdomScanner
 
     if model_file is not None:
@@ -204,10 +204,10 @@ def _load_scanner(model: str, model_file: Path | None = None):
 
         if not model_file.is_file():
             return None, f"no model file at {model_file}"
-        return KingdomScanner(classifier=SquareClassifier.load(model_file)), f"model file {model_file.name}"
-    from benchmarks.bench_model import bench_scanner
-
-    return bench_scanner(shipped=model == "shipped")
+        reading, said = reading_for(pieces)
+        scanner = KingdomScanner(classifier=SquareClassifier.load(model_file), reading=reading)
+        return scanner, f"model file {model_file.name}{said}"
+    return bench_scanner(shipped=model == "shipped", pieces=pieces)
 
 
 HEADER = (
@@ -249,11 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--one-core", action="store_true", help="pin the process to one core and OpenCV to one thread"
     )
-    parser.add_argument(
-        "--pieces",
-        choices=("on", "off"),
-        help="look for pieces on the squares or not (default: the scanner's)",
-    )
+    add_pieces_option(parser)
     args = parser.parse_args(argv)
     if args.count is not None and args.count < 1:
         print("hard bench: --count must be at least 1", file=sys.stderr)
@@ -262,13 +258,10 @@ def main(argv: list[str] | None = None) -> int:
         cv2.setNumThreads(1)
         if hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    scanner, model_text = _load_scanner(args.model, args.model_file)
+    scanner, model_text = _load_scanner(args.model, args.model_file, args.pieces)
     if scanner is None:
         print(f"hard bench: {model_text}", file=sys.stderr)
         return 2
-    if args.pieces:
-        scanner.reading = replace(scanner.reading, pieces=args.pieces == "on")
-        model_text += f", pieces {args.pieces}"
     seeds = split_seeds(args.split, args.count, args.conditions)
     rows = []
     started = time.perf_counter()

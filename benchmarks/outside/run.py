@@ -23,11 +23,11 @@ import argparse
 import json
 import time
 import traceback
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.bench_model import add_pieces_option
 from benchmarks.outside import gen
 
 TOLERANCE = 0.25
@@ -201,11 +201,7 @@ def main():
         help="with --hard, the default is the bench model that never learnt the hard kingdoms' material "
         "(python -m benchmarks.bench_model --outside); the shipped model learnt it (squares read optimistic)",
     )
-    ap.add_argument(
-        "--pieces",
-        choices=("on", "off"),
-        help="look for pieces on the squares or not (default: the scanner's)",
-    )
+    add_pieces_option(ap)
     args = ap.parse_args()
     model = args.model or ("held-out" if args.hard else "shipped")
     if model == "held-out" and not args.hard:
@@ -234,12 +230,9 @@ def main():
         out.unlink()
     from benchmarks.bench_model import bench_scanner, outside_held_out
 
-    scanner, text = bench_scanner(outside_held_out(), shipped=model == "shipped")
+    scanner, text = bench_scanner(outside_held_out(), shipped=model == "shipped", pieces=args.pieces)
     if scanner is None:
         ap.exit(2, text + "\n")
-    if args.pieces:
-        scanner.reading = replace(scanner.reading, pieces=args.pieces == "on")
-        text += f", pieces {args.pieces}"
     print(f"reading with the {text}", flush=True)
     with out.open("a") as fh:
         for seed in range(first, first + args.count):

@@ -72,3 +72,13 @@ def test_a_variant_trained_without_its_own_path_is_refused_before_any_training()
         train_bench_model(features=FeatureConfig(spots=True), verbose=False)
     with pytest.raises(ValueError, match="own path"):
         train_bench_model(plan=AugmentPlan(seed=8), verbose=False)
+
+
+def test_the_pieces_choice_is_the_scanners_reading_from_its_construction() -> None:
+    from benchmarks.bench_model import reading_for
+    from scanner.reading import DEFAULT_READING
+
+    assert reading_for(None) == (DEFAULT_READING, "")
+    off, said = reading_for("off")
+    assert not off.pieces and said == ", pieces off"
+    assert reading_for("on")[0].pieces and off == DEFAULT_READING.__class__(pieces=False)
