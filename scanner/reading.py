@@ -17,6 +17,7 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 from kingdomino.scoring import castle_cells
+from scanner.deblur import line_psf, motion_blur, seam_widths, wiener
 from scanner.decode import FLAG_MARGIN
 from scanner.rectify import cut_squares
 from scanner.tall import CASTLE_HEIGHT, CASTLE_TALLEST, LEAN_COVER, Leaning
@@ -80,6 +81,18 @@ class ReadingSettings:
     #: squares cut from the photo decoded in full (the reduced copy halves a small kingdom's detail; on
     #: larger squares the full photo changed readings of blurred photos only, as often for the worse)
     full_resolution_below: float = 40.0
+    #: a kingdom whose cepstrum shows a straight smear this clearly (robust z-score, scanner.deblur) has it
+    #: undone before its squares are cut; 0: never (docs/experiments.md, "Reading a motion-blurred kingdom")
+    deblur_clear: float = 5.0
+    #: smears shorter than this (pixels of the rectified kingdom, a square being 100) are left alone
+    deblur_shortest: float = 6.0
+    #: the longest smear looked for, rectified pixels (well under the lattice's period)
+    deblur_longest: float = 60.0
+    #: the Wiener filter's noise-to-signal ratio: lower undoes more and rings more
+    deblur_noise: float = 0.05
+    #: the seams must agree with the cepstrum's smear (a textured sharp kingdom's cepstrum may peak too):
+    #: their widths across x and y exceed |dx| and |dy| by the same, within this share of the longer side
+    deblur_agree: float = 0.5
 
 
 #: The settings a scanner reads with when none are given.
@@ -223,3 +236,20 @@ def looks_unfamiliar(probabilities: np.ndarray) -> bool:
     """Whether a photo's squares ((..., labels) classifier probabilities) read unsure often enough that
     the photo is flagged whole (see UNFAMILIAR_SHARE)."""
     return bool(np.mean(probabilities.max(axis=-1) < UNSURE_BELOW) >= UNFAMILIAR_SHARE)
+
+
+def deblurred_kingdom(rectified: np.ndarray, grid_size: int, settings: ReadingSettings) -> np.ndarray:
+    """The rectified N×N kingdom with a clear straight motion blur undone (scanner.deblur), else itself:
+    the cepstrum's clearest smear that is long enough and that the seams between squares agree with."""
+    if settings.deblur_clear <= 0:
+        return rectified
+    gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY) if rectified.ndim == 3 else rectified
+    smear = next(iter(motion_blur(gray, settings.deblur_shortest, settings.deblur_longest)), None)
+    if smear is None or smear.strength < settings.deblur_clear:
+        return rectified
+    # the seams are the smear's projections on x and y over one width of their own (at least none)
+    across_x, across_y = seam_widths(gray, round(rectified.shape[0] / grid_size))
+    own_x, own_y = across_x - abs(smear.dx), across_y - abs(smear.dy)
+    if own_x + own_y < 0 or abs(own_x - own_y) > settings.deblur_agree * max(abs(smear.dx), abs(smear.dy)):
+        return rectified
+    return wiener(rectified, line_psf(smear.dx, smear.dy), settings.deblur_noise)

@@ -43,6 +43,7 @@ from scanner.reading import (
     ReadingDetails,
     ReadingSettings,
     any_reason,
+    deblurred_kingdom,
     doubtful_squares,
     glare_squares,
     looks_unfamiliar,
@@ -377,7 +378,8 @@ class KingdomScanner:
             rectified = rectify(image, homography, n)
         elif rectified is None:
             rectified = rectify(detail[0], detail[1] @ homography, n)
-        crops = cut_squares(rectified, n)
+        # a motion blur undone for the classifier only: the castle and pieces are looked for as photographed
+        crops = cut_squares(deblurred_kingdom(rectified, n, self.reading), n)
         timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
