@@ -12,6 +12,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
   sharpened     the same, on an unsharp-masked copy
+  deblurred     nothing accepted, a straight smear measured on the photo: the work copy deconvolved with
+                it (after the cropped board: a smear spoils the windows' seams as the whole photo's)
 "Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);
 the search stops there. The chosen frame among the accepted ones is the most central, when its squares
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
@@ -33,6 +35,7 @@ import cv2
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from scanner.deblur import Motion, line_psf, motion_blur, wiener
 from scanner.errors import KingdomNotFoundError
 from scanner.geometry import (
     apply_homography,
@@ -384,6 +387,34 @@ def _blurred_copy(search: Search, name: str) -> None:
         _search_copy(search, name, copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content)
 
 
+def _smear(search: Search) -> Motion | None:
+    """The photo's straight smear (scanner.deblur.motion_blur) on a grey copy ``deblur_side`` long, measured
+    once; its length in that copy's pixels."""
+    if "smear" not in search.view.memo:
+        settings, gray = search.settings, search.view.gray
+        scale = min(1.0, settings.deblur_side / max(gray.shape))
+        small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        low, high = settings.deblur_lengths
+        motion = motion_blur(small, low, high, settings.deblur_prominence, settings.deblur_contrast)
+        search.view.memo["smear"] = (motion, scale)
+    return search.view.memo["smear"][0]
+
+
+def _deblurred(search: Search) -> None:
+    """The work copy deconvolved (Wiener) with the smear measured on the photo; the squares are judged on
+    the photo's colours (deconvolution makes texture of the noise)."""
+    motion, measured = _smear(search), search.view.memo["smear"][1]
+    image, settings = search.view.image, search.settings
+    scale = min(1.0, settings.work_side / max(image.shape[:2]))
+    copy = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    content = cv2.resize(search.view.colour, copy.shape[1::-1], interpolation=cv2.INTER_AREA)
+    copy = wiener(copy, line_psf(motion.length * scale / measured, motion.angle), settings.deblur_noise)
+    to_photo = np.diag([1 / scale, 1 / scale, 1.0])
+    _search_copy(
+        search, "deblurred", copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content
+    )
+
+
 def _search_copy(
     search: Search,
     name: str,
@@ -443,6 +474,14 @@ def _nothing_yet(search: Search) -> bool:
     return search.chosen() is None and not search.met(OnlyTablePattern)
 
 
+def _smeared(search: Search) -> bool:
+    """A straight smear measured on the photo, and no frame yet or only an unsure one (a smeared kingdom's
+    outline is rough, its seams faint: the deblurred copy's frame of it may be preferred)."""
+    chosen = search.chosen()
+    wanting = _nothing_yet(search) or (chosen is not None and chosen.verdict.unsure(search.settings))
+    return wanting and search.view.photo is None and _smear(search) is not None
+
+
 def _not_settled_nor_table_pattern(search: Search) -> bool:
     """Windows of a photo whose lattice is the table's pattern would find more of it; with a kingdom
     accepted beside the centre, they look for a more central one. The segments unlike the table run before
@@ -481,6 +520,7 @@ ATTEMPTS: dict[str, tuple[Callable[[Search], bool], Callable[[Search], None]]] =
     "unlike_table": (_worth_unlike_table, _unlike_table),
     "reduced": (_nothing_yet, lambda search: _blurred_copy(search, "reduced")),
     "sharpened": (_nothing_yet, lambda search: _blurred_copy(search, "sharpened")),
+    "deblurred": (_smeared, _deblurred),
 }
 
 
