@@ -475,11 +475,8 @@ def _nothing_yet(search: Search) -> bool:
 
 
 def _smeared(search: Search) -> bool:
-    """A straight smear measured on the photo, and no frame yet or only an unsure one (a smeared kingdom's
-    outline is rough, its seams faint: the deblurred copy's frame of it may be preferred)."""
-    chosen = search.chosen()
-    wanting = _nothing_yet(search) or (chosen is not None and chosen.verdict.unsure(search.settings))
-    return wanting and search.view.photo is None and _smear(search) is not None
+    """Nothing accepted, and a straight smear measured on the photo."""
+    return _nothing_yet(search) and search.view.photo is None and _smear(search) is not None
 
 
 def _not_settled_nor_table_pattern(search: Search) -> bool:
