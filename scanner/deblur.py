@@ -1,10 +1,11 @@
 """Linear motion blur: measured on the image itself, and undone by Wiener deconvolution with its line PSF.
 
-A straight smear of L pixels along a direction makes the image's derivative along that direction the
-difference of two copies of the sharp image's L pixels apart: its autocorrelation dips deeply at lag L
-along the motion, and only along it (Yitzhaky & Kopeika). A defocus dips alike in every direction, a sharp
-image hardly at all beyond a pixel or two. The three autocorrelations of the x and y derivatives give the
-one along any direction, so every direction is looked at from three FFTs.
+A straight smear of L pixels multiplies the image's spectrum by a sinc² that is zero on lines across the
+motion, 1/L apart (the classic estimate: Gennery 1973, Cannon 1976). The image's own spectrum falls
+smoothly, a defocus's too, alike in every direction; so a dip of the log spectrum below the side lobe after
+it, along one direction only, tells the smear's direction and length. The spectrum is averaged over
+Hann-windowed tiles (the frame's edges add no cross) and along the lines across each direction. Generic:
+the locator searches a deconvolved copy of a smeared photo; the reading could read one.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def _first_zero(profile: np.ndarray, low: float, high: float) -> tuple[float, fl
     if not dips:
         return 0.0, 0.0
     strongest = max(prominence for prominence, _ in dips)
-    prominence, radius = next(dip for dip in dips if dip[0] >= 0.5 * strongest)
+    _, radius = next(dip for dip in dips if dip[0] >= 0.5 * strongest)
     return strongest, radius
 
 

@@ -24,6 +24,7 @@ from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
+from scanner.deblur import wiener
 from scanner.decode import solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
 from scanner.geometry import frame_corners, moved_frame, square_px
@@ -238,6 +239,8 @@ class KingdomScanner:
         cpu = time.process_time()  # the reading stages' processor time: steadier than the clock
         reduced = scale * FULL_RESOLUTION_GAIN <= 1.0
         full = partial(_full_photo, source, name) if reduced else None
+        if located.smear is not None:  # found on a deconvolved copy: its squares are read deconvolved alike
+            image, full = wiener(image, located.smear, self.locator.deblur_noise), None
         frame = self._read_frame(image, located, by_hand, timings, full)
         self._review(frame, located, grayscale)
         t0 = time.perf_counter()

@@ -86,6 +86,7 @@ class Located:
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     deblurred: bool = False  # found only on a reduced or sharpened copy of a blurred photo
+    smear: np.ndarray | None = None  # the smear's PSF (photo pixels) when found on the deconvolved copy
     path: list[str] = field(default_factory=list)  # the attempts run, "name=outcome", in order
     found_by: str = ""  # the attempt whose frame was kept
     unsure: bool = False  # the frame barely passed the judge: it may be misplaced
@@ -400,6 +401,12 @@ def _smear(search: Search) -> Motion | None:
     return search.view.memo["smear"][0]
 
 
+def _photo_psf(search: Search) -> np.ndarray:
+    """The smear measured on the photo, as a PSF in the photo's pixels."""
+    motion, measured = _smear(search), search.view.memo["smear"][1]
+    return line_psf(motion.length / measured, motion.angle)
+
+
 def _deblurred(search: Search) -> None:
     """The work copy deconvolved (Wiener) with the smear measured on the photo; the squares are judged on
     the photo's colours (deconvolution makes texture of the noise)."""
@@ -631,6 +638,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         notes,
         dict(view.timings),
         deblurred=chosen.deblurred,
+        smear=_photo_psf(search) if chosen.attempt == "deblurred" else None,
         path=search.path,
         found_by=chosen.attempt,
         unsure=chosen.deblurred or verdict.unsure(settings) or doubtful_growth,
