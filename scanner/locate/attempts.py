@@ -7,13 +7,13 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
                 for the whole search, only after it
   whole         not settled: the lattice on the work copy of the photo
   cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
+  deblurred     nothing accepted, a straight smear measured on the photo: the work copy deconvolved with
+                it (before the windows: a smear spoils their seams as much as the whole photo's)
   unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
   windows       not settled, no table pattern met: half-photo and small windows
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
   sharpened     the same, on an unsharp-masked copy
-  deblurred     nothing accepted, a straight smear measured on the photo: the work copy deconvolved with
-                it (after the cropped board: a smear spoils the windows' seams as the whole photo's)
 "Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);
 the search stops there. The chosen frame among the accepted ones is the most central, when its squares
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
@@ -85,7 +85,7 @@ class Located:
     square_px: float  # mean side of one square in the original photo, in pixels
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    deblurred: bool = False  # found only on a reduced or sharpened copy of a blurred photo
+    deblurred: bool = False  # found only on a reduced, sharpened or deconvolved copy of a blurred photo
     smear: np.ndarray | None = None  # the smear's PSF (photo pixels) when found on the deconvolved copy
     path: list[str] = field(default_factory=list)  # the attempts run, "name=outcome", in order
     found_by: str = ""  # the attempt whose frame was kept

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 #: the segments unlike the table comes before the windows: on a checked cloth the windows refit the cloth's
 #: own lattice window after window and spend the budget, where leaving out the cloth's edges (between two of
 #: its colours) costs one lattice fit, and its own windows only when that fails (docs/experiments.md,
-#: "Segments unlike the table before the windows").
+#: "Segments unlike the table before the windows"). The deconvolved copy of a smeared photo comes right after
+#: the cropped board: on the worst smeared photos the budget ends before the reduced and sharpened copies
+#: (docs/experiments.md, "Motion blur measured and deconvolved").
 ALL_ATTEMPTS = (
     "fast",
     "regions",
