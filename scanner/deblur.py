@@ -1,12 +1,17 @@
-"""Motion blur: a straight smear's point spread, its estimate from an image's cepstrum and from the
-widths of straight edges at known places, and Wiener deconvolution.
+"""Motion blur: a straight smear's point spread, its estimate from an image, and Wiener deconvolution.
 
 A camera that moves while the shutter is open smears every point into a short line (``line_psf``). Its
-spectrum is a sinc along the smear, whose zeros repeat every 1/L; the log spectrum's own spectrum (the
-cepstrum) then has a negative peak at the smear's vector (``motion_blur``). Straight edges repeating at
-known places widen by the smear's extent across them (``seam_widths``). ``wiener`` undoes a known
-smear, with a noise-to-signal ratio that keeps the zeros from blowing up, on a copy padded by reflection
-and tapered to the mean so that the image's edges do not ring.
+spectrum is a sinc along the smear, whose zeros repeat every 1/L across it. Two estimates read that, each
+where its evidence is:
+- ``spectrum_smear``, on a whole photo before any frame is known (the locator): the log power spectrum,
+  averaged over windowed tiles, dips at the first zero along the motion; a defocus or a textured table dips
+  alike in every direction, so the dip must be clearly deeper along one direction than across it
+  (the classic estimate: Gennery 1973, Cannon 1976).
+- ``cepstrum_smears``, on a rectified kingdom (the reading): the log spectrum's own spectrum (the cepstrum)
+  has a negative peak at the smear's vector; the lattice's seams (``seam_widths``), straight edges at known
+  places, confirm it, since they widen by the smear's extent across them.
+``wiener`` undoes a known smear, with a noise-to-signal ratio that keeps the zeros from blowing up, on a copy
+padded by reflection and tapered to the mean so that the image's edges do not ring.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from scipy import fft as sp_fft
+from scipy import ndimage
 
 
 @dataclass(frozen=True)
 class Smear:
     """A straight motion blur: ``dx``, ``dy`` the smear's vector in pixels (its sign does not matter);
-    ``strength`` how far the cepstrum's peak stands below its surroundings (robust z-score)."""
+    ``strength`` how clearly the estimate saw it (``cepstrum_smears``: the peak's robust z-score below its
+    surroundings; ``spectrum_smear``: the first zero's dip, log power)."""
 
     dx: float
     dy: float
@@ -31,6 +38,10 @@ class Smear:
     @property
     def length(self) -> float:
         return math.hypot(self.dx, self.dy)
+
+    def scaled(self, factor: float) -> Smear:
+        """The same smear on a copy ``factor`` times the size (the camera's motion scales with it)."""
+        return Smear(self.dx * factor, self.dy * factor, self.strength)
 
 
 def line_psf(dx: float, dy: float) -> np.ndarray:
@@ -51,7 +62,83 @@ def line_psf(dx: float, dy: float) -> np.ndarray:
     return kernel / kernel.sum()
 
 
-def motion_blur(
+def spectrum_smear(
+    gray: np.ndarray,
+    min_length: float = 3.0,
+    max_length: float = 40.0,
+    min_prominence: float = 0.2,
+    min_contrast: float = 0.1,
+    tile: int = 256,
+    angle_step: float = 2.0,
+) -> Smear | None:
+    """The straight smear of a grey image (its lengths in [min_length, max_length] pixels covered), or None
+    when it shows none.
+
+    The image's power spectrum, averaged over Hann-windowed tiles (Welch), is the sharp image's times the
+    smear's sinc²: zero on lines across the motion, 1/L apart. Its logarithm averaged along such lines
+    (a Radon projection) gives a profile along each direction; along the motion it dips at 1/L below the
+    first side lobe after it. Blur is there when that dip is at least ``min_prominence`` (log power) deep,
+    at a length in [min_length, max_length], and ``min_contrast`` deeper than the deepest dip across it."""
+    image = np.asarray(gray, np.float32)
+    height, width = image.shape[:2]
+    if min(height, width) < tile:
+        return None
+    window = np.outer(np.hanning(tile), np.hanning(tile)).astype(np.float32)
+    power = np.zeros((tile, tile), np.float64)
+    step = tile // 2
+    for top in range(0, height - tile + 1, step):
+        for left in range(0, width - tile + 1, step):
+            patch = image[top : top + tile, left : left + tile]
+            power += np.abs(sp_fft.fft2((patch - patch.mean()) * window)) ** 2
+    spectrum = np.log(sp_fft.fftshift(power) + 1e-6)
+    half = tile // 2
+    angles = np.deg2rad(np.arange(0.0, 180.0, angle_step))
+    radii = np.arange(1, half, dtype=np.float32)
+    across_line = np.arange(-half + 1, half, 2, dtype=np.float32)
+    profiles = np.empty((len(angles), len(radii)))
+    for k, angle in enumerate(angles):
+        cos, sin = np.cos(angle), np.sin(angle)
+        xs = half + radii[:, None] * cos - across_line[None, :] * sin
+        ys = half + radii[:, None] * sin + across_line[None, :] * cos
+        inside = (radii[:, None] ** 2 + across_line[None, :] ** 2) < (half - 1) ** 2
+        values = ndimage.map_coordinates(spectrum, [ys, xs], order=1)
+        profiles[k] = (values * inside).sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+    dips = [_first_zero(profile, tile / max_length, tile / min_length) for profile in profiles]
+    best = int(np.argmax([prominence for prominence, _ in dips]))
+    prominence, radius = dips[best]
+    across = dips[(best + len(angles) // 2) % len(angles)][0]
+    if prominence < min_prominence or prominence - across < min_contrast:
+        return None
+    # a box of L pixels is a motion of L - 1 between its end pixels' centres (line_psf's vector)
+    motion = tile / radius - 1.0
+    return Smear(motion * math.cos(angles[best]), motion * math.sin(angles[best]), float(prominence))
+
+
+def _first_zero(profile: np.ndarray, low: float, high: float) -> tuple[float, float]:
+    """(prominence, radius) of the sinc²'s first zero in a profile (index i is radius i + 1), looked for at
+    radii in [low, high]: a local minimum's prominence is how far the highest point after it, up to 1.6
+    times its radius (the first side lobe, at 1.43), rises above it. The zeros k/L all dip alike, but the
+    window's leakage fills the first ones of a long smear: the first dip at least half as prominent as the
+    most prominent is taken."""
+    dips = []
+    for i in range(max(1, int(np.floor(low)) - 1), min(len(profile) - 1, int(np.ceil(high)))):
+        if not (profile[i] <= profile[i - 1] and profile[i] <= profile[i + 1]):
+            continue
+        radius = i + 1
+        after = profile[i + 1 : min(len(profile), int(1.6 * radius))]
+        if len(after):
+            # the zero between samples: the vertex of the parabola through the three about it
+            a, b, c = profile[i - 1], profile[i], profile[i + 1]
+            offset = 0.5 * (a - c) / (a - 2 * b + c) if a - 2 * b + c > 0 else 0.0
+            dips.append((float(after.max() - profile[i]), radius + float(offset)))
+    if not dips:
+        return 0.0, 0.0
+    strongest = max(prominence for prominence, _ in dips)
+    _, radius = next(dip for dip in dips if dip[0] >= 0.5 * strongest)
+    return strongest, radius
+
+
+def cepstrum_smears(
     gray: np.ndarray, shortest: float = 3.0, longest: float = 40.0, count: int = 1
 ) -> list[Smear]:
     """The straight smears that best explain a grey image's cepstrum, most clearly first: its ``count``
@@ -69,12 +156,14 @@ def motion_blur(
     radius = np.hypot(xx, yy)
     bins = np.rint(radius).astype(int)
     score = np.full(patch.shape, -np.inf)
+    floor = 1e-6 * (float(np.abs(patch).max()) + 1e-12)  # float32 rounding, relative to the cepstrum's scale
     for r in range(int(math.ceil(shortest)), int(math.floor(longest)) + 1):
         annulus = bins == r
         values = patch[annulus]
         centre = np.median(values)
-        spread = 1.4826 * np.median(np.abs(values - centre)) + 1e-12
-        score[annulus] = (centre - values) / spread
+        spread = 1.4826 * np.median(np.abs(values - centre))
+        if spread > floor:  # a flat annulus (a uniform image) has no peak to score
+            score[annulus] = (centre - values) / spread
     # the cepstrum of a real image is symmetric: keep one half, and peaks only (no neighbour above them)
     score[(yy < 0) | ((yy == 0) & (xx < 0))] = -np.inf
     peaks = score >= cv2.dilate(score.astype(np.float32), np.ones((3, 3), np.uint8))
@@ -110,6 +199,8 @@ def wiener(image: np.ndarray, psf: np.ndarray, noise: float) -> np.ndarray:
     """``image`` (H×W or H×W×C, uint8) with the blur ``psf`` (non-negative, summing to 1) undone by a Wiener
     filter of noise-to-signal ratio ``noise``; the image is padded by reflection and tapered to its mean so
     its edges do not ring."""
+    if not 0 < noise < 1:
+        raise ValueError(f"the Wiener filter's noise-to-signal ratio must be in (0, 1), not {noise}")
     k = psf.shape[0]
     pad = k + 8
     source = image.astype(np.float32).reshape(*image.shape[:2], -1)

@@ -17,7 +17,7 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 from kingdomino.scoring import castle_cells
-from scanner.deblur import line_psf, motion_blur, seam_widths, wiener
+from scanner.deblur import cepstrum_smears, line_psf, seam_widths, wiener
 from scanner.decode import FLAG_MARGIN
 from scanner.rectify import cut_squares
 from scanner.tall import CASTLE_HEIGHT, CASTLE_TALLEST, LEAN_COVER, Leaning
@@ -84,7 +84,8 @@ class ReadingSettings:
     #: a kingdom whose cepstrum shows a straight smear this clearly (robust z-score, scanner.deblur) has it
     #: undone before its squares are cut; 0: never (docs/experiments.md, "Reading a motion-blurred kingdom")
     deblur_clear: float = 5.0
-    #: smears shorter than this (pixels of the rectified kingdom, a square being 100) are left alone
+    #: the cepstrum's smears are looked for from this long on (pixels of the rectified kingdom, a square
+    #: being 100; rounded to whole pixels of distance, so a little shorter ones count)
     deblur_shortest: float = 6.0
     #: the longest smear looked for, rectified pixels (well under the lattice's period)
     deblur_longest: float = 60.0
@@ -93,6 +94,9 @@ class ReadingSettings:
     #: the seams must agree with the cepstrum's smear (a textured sharp kingdom's cepstrum may peak too):
     #: their widths across x and y exceed |dx| and |dy| by the same, within this share of the longer side
     deblur_agree: float = 0.5
+    #: the seams' widths are measured short for a long smear (their peak is one bin of a noisy profile): the
+    #: seams' own widths may sum to as little as minus this share of the smear's longer side
+    deblur_short_seams: float = 0.25
 
 
 #: The settings a scanner reads with when none are given.
@@ -243,13 +247,18 @@ def deblurred_kingdom(rectified: np.ndarray, grid_size: int, settings: ReadingSe
     the cepstrum's clearest smear that is long enough and that the seams between squares agree with."""
     if settings.deblur_clear <= 0:
         return rectified
-    gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY) if rectified.ndim == 3 else rectified
-    smear = next(iter(motion_blur(gray, settings.deblur_shortest, settings.deblur_longest)), None)
+    if rectified.ndim == 2 or rectified.shape[2] == 1:
+        gray = rectified.reshape(rectified.shape[:2])
+    else:
+        gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
+    smear = next(iter(cepstrum_smears(gray, settings.deblur_shortest, settings.deblur_longest)), None)
     if smear is None or smear.strength < settings.deblur_clear:
         return rectified
-    # the seams are the smear's projections on x and y over one width of their own (at least none)
+    # the seams are the smear's projections on x and y over one width of their own, the same across both
     across_x, across_y = seam_widths(gray, round(rectified.shape[0] / grid_size))
     own_x, own_y = across_x - abs(smear.dx), across_y - abs(smear.dy)
-    if own_x + own_y < 0 or abs(own_x - own_y) > settings.deblur_agree * max(abs(smear.dx), abs(smear.dy)):
+    side = max(abs(smear.dx), abs(smear.dy))
+    too_narrow = own_x + own_y < -settings.deblur_short_seams * side
+    if too_narrow or abs(own_x - own_y) > settings.deblur_agree * side:
         return rectified
     return wiener(rectified, line_psf(smear.dx, smear.dy), settings.deblur_noise)

@@ -7,6 +7,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
                 for the whole search, only after it
   whole         not settled: the lattice on the work copy of the photo
   cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
+  deblurred     nothing accepted, a straight smear measured on the photo: the work copy deconvolved with
+                it (before the windows: a smear spoils their seams as much as the whole photo's)
   unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
   windows       not settled, no table pattern met: half-photo and small windows
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
@@ -33,6 +35,7 @@ import cv2
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from scanner.deblur import Smear, line_psf, spectrum_smear, wiener
 from scanner.errors import KingdomNotFoundError
 from scanner.geometry import (
     apply_homography,
@@ -82,7 +85,7 @@ class Located:
     square_px: float  # mean side of one square in the original photo, in pixels
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    deblurred: bool = False  # found only on a reduced or sharpened copy of a blurred photo
+    deblurred: bool = False  # found only on a reduced, sharpened or deconvolved copy of a blurred photo
     path: list[str] = field(default_factory=list)  # the attempts run, "name=outcome", in order
     found_by: str = ""  # the attempt whose frame was kept
     unsure: bool = False  # the frame barely passed the judge: it may be misplaced
@@ -384,6 +387,34 @@ def _blurred_copy(search: Search, name: str) -> None:
         _search_copy(search, name, copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content)
 
 
+def _smear(search: Search) -> Smear | None:
+    """The photo's straight smear (scanner.deblur.spectrum_smear), measured once on a grey copy
+    ``deblur_side`` long; in the photo's pixels."""
+    if "smear" not in search.view.memo:
+        settings, gray = search.settings, search.view.gray
+        scale = min(1.0, settings.deblur_side / max(gray.shape))
+        small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        low, high = settings.deblur_lengths
+        smear = spectrum_smear(small, low, high, settings.deblur_prominence, settings.deblur_contrast)
+        search.view.memo["smear"] = None if smear is None else smear.scaled(1 / scale)
+    return search.view.memo["smear"]
+
+
+def _deblurred(search: Search) -> None:
+    """The work copy deconvolved (Wiener) with the smear measured on the photo; the squares are judged on
+    the photo's colours (deconvolution makes texture of the noise)."""
+    image, settings = search.view.image, search.settings
+    scale = min(1.0, settings.work_side / max(image.shape[:2]))
+    copy = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    content = cv2.resize(search.view.colour, copy.shape[1::-1], interpolation=cv2.INTER_AREA)
+    smear = _smear(search).scaled(scale)
+    copy = wiener(copy, line_psf(smear.dx, smear.dy), settings.deblur_noise)
+    to_photo = np.diag([1 / scale, 1 / scale, 1.0])
+    _search_copy(
+        search, "deblurred", copy, to_photo, BLURRED_COPY_STEPS, scale, deblurred=True, content=content
+    )
+
+
 def _search_copy(
     search: Search,
     name: str,
@@ -443,6 +474,11 @@ def _nothing_yet(search: Search) -> bool:
     return search.chosen() is None and not search.met(OnlyTablePattern)
 
 
+def _smeared(search: Search) -> bool:
+    """Nothing accepted, and a straight smear measured on the photo."""
+    return _nothing_yet(search) and search.view.photo is None and _smear(search) is not None
+
+
 def _not_settled_nor_table_pattern(search: Search) -> bool:
     """Windows of a photo whose lattice is the table's pattern would find more of it; with a kingdom
     accepted beside the centre, they look for a more central one. The segments unlike the table run before
@@ -481,6 +517,7 @@ ATTEMPTS: dict[str, tuple[Callable[[Search], bool], Callable[[Search], None]]] =
     "unlike_table": (_worth_unlike_table, _unlike_table),
     "reduced": (_nothing_yet, lambda search: _blurred_copy(search, "reduced")),
     "sharpened": (_nothing_yet, lambda search: _blurred_copy(search, "sharpened")),
+    "deblurred": (_smeared, _deblurred),
 }
 
 

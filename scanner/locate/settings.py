@@ -14,12 +14,15 @@ from dataclasses import dataclass
 #: the segments unlike the table comes before the windows: on a checked cloth the windows refit the cloth's
 #: own lattice window after window and spend the budget, where leaving out the cloth's edges (between two of
 #: its colours) costs one lattice fit, and its own windows only when that fails (docs/experiments.md,
-#: "Segments unlike the table before the windows").
+#: "Segments unlike the table before the windows"). The deconvolved copy of a smeared photo comes right after
+#: the cropped board: on the worst smeared photos the budget ends before the reduced and sharpened copies
+#: (docs/experiments.md, "Motion blur measured and deconvolved").
 ALL_ATTEMPTS = (
     "fast",
     "regions",
     "whole",
     "cropped",
+    "deblurred",
     "regions",
     "unlike_table",
     "windows",
@@ -54,6 +57,13 @@ class LocatorSettings:
     blur_reduce: float = 0.5  # the reduced copy of a blurred photo: this share of its size
     sharpen_amount: float = 3.0  # the sharpened copy: unsharp-mask strength
     sharpen_sigma: float = 0.003  # the sharpened copy: Gaussian sigma, of the photo's longest side
+    # a straight smear (a moving hand) measured on the photo and undone (docs/experiments.md, "Motion blur
+    # measured and deconvolved")
+    deblur_side: int = 1024  # longest side of the grey copy the smear is measured on (scanner.deblur)
+    deblur_lengths: tuple[float, float] = (4.0, 14.0)  # smears measured: these lengths (px of that copy)
+    deblur_prominence: float = 0.25  # the log spectrum's first zero dips this far below its side lobe ...
+    deblur_contrast: float = 0.15  # ... and this much deeper than across the motion (a defocus is round)
+    deblur_noise: float = 0.01  # Wiener noise-to-signal ratio: how much the inverse is held back at zeros
     region_side: int = 480  # longest side of the copy colour regions are looked for on (blur shrinks there)
     region_closing: float = 0.015  # regions: seams and small gaps closed over, of the copy's longest side
     # a square's side for a kingdom about a fifth of the photo wide (larger ones' dark squares stay open)

@@ -1,11 +1,96 @@
-"""The motion blur's primitives (scanner.deblur) and the reading's use of them (reading.deblurred_kingdom)."""
+"""Motion blur (scanner.deblur): the smear's point spread, its estimates on a photo (the locator's) and on
+a rectified kingdom (the reading's, reading.deblurred_kingdom), and Wiener deconvolution."""
+
+from __future__ import annotations
+
+import math
 
 import cv2
 import numpy as np
 import pytest
 
-from scanner.deblur import line_psf, motion_blur, seam_widths, wiener
+from benchmarks.scenes import generate_scene
+from scanner.deblur import Smear, cepstrum_smears, line_psf, seam_widths, spectrum_smear, wiener
 from scanner.reading import DEFAULT_READING, ReadingSettings, deblurred_kingdom
+
+
+def _sharp(seed: int = 3, size: int = 1024) -> np.ndarray:
+    """A kingdom on a table, ``size`` px wide, in grey."""
+    return cv2.cvtColor(generate_scene(seed, size=(size, size * 3 // 4)).image, cv2.COLOR_BGR2GRAY)
+
+
+def _noisy(image: np.ndarray, sigma: float = 2.0) -> np.ndarray:
+    noise = np.random.default_rng(0).normal(0, sigma, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+
+def _photo_smeared(image: np.ndarray, length: int, degrees: float) -> np.ndarray:
+    """A camera moving ``length`` px along ``degrees`` (image x right, y down): a row of ``length`` ones
+    turned about its middle, as the independent generator draws it."""
+    size = length + 2
+    kernel = np.zeros((size, size), np.float32)
+    kernel[size // 2, 1 : 1 + length] = 1
+    # OpenCV turns counter-clockwise on the screen, that is towards -y
+    turn = cv2.getRotationMatrix2D(((size - 1) / 2, size // 2), -degrees, 1)
+    kernel = cv2.warpAffine(kernel, turn, (size, size))
+    return cv2.filter2D(image, -1, kernel / kernel.sum(), borderType=cv2.BORDER_REFLECT)
+
+
+@pytest.mark.parametrize(
+    ("length", "degrees", "reduced"),
+    [(5, 0, 1), (8, 30, 1), (12, 75, 1), (20, 120, 1), (30, 160, 1), (40, 95, 2), (40, 10, 2)],
+)
+def test_a_straight_smear_is_measured_in_direction_and_length(
+    length: int, degrees: float, reduced: int
+) -> None:
+    # a long smear is measured as the locator does, on a reduced copy of the photo (it shrinks with it)
+    photo = _noisy(_photo_smeared(_sharp(size=1024 * reduced), length, degrees))
+    copy = cv2.resize(photo, None, fx=1 / reduced, fy=1 / reduced, interpolation=cv2.INTER_AREA)
+    motion = spectrum_smear(copy, min_length=4, max_length=32)
+    assert motion is not None
+    off = abs((math.degrees(math.atan2(motion.dy, motion.dx)) - degrees + 90) % 180 - 90)
+    assert off <= 4, motion
+    covered = motion.length + 1  # a box of L pixels: a motion of L - 1
+    assert abs(covered - length / reduced) <= max(1.0, 0.08 * length / reduced), motion
+
+
+@pytest.mark.parametrize("sigma", [0, 1.5, 3, 5])
+def test_a_sharp_or_defocused_image_shows_no_motion_blur(sigma: float) -> None:
+    image = _sharp()
+    if sigma:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    image = _noisy(image)
+    assert spectrum_smear(image, min_length=4, max_length=32) is None
+
+
+def test_the_smear_s_psf_is_a_line_of_its_length_summing_to_one() -> None:
+    psf = line_psf(0, 9)  # a vertical motion of 9 px covers 10 pixels
+    assert psf.sum() == pytest.approx(1.0)
+    rows, cols = np.nonzero(psf > 0.02)
+    assert set(cols) == {psf.shape[1] // 2}  # vertical
+    assert 9 <= rows.max() - rows.min() + 1 <= 11
+
+
+def test_wiener_deconvolution_with_the_measured_smear_brings_the_seams_back() -> None:
+    sharp = _sharp()
+    smeared = _noisy(_photo_smeared(sharp, 12, 40), 1.0)
+    motion = spectrum_smear(smeared, min_length=4, max_length=20)
+    assert motion is not None
+    restored = wiener(smeared, line_psf(motion.dx, motion.dy), 0.02)
+    assert restored.shape == smeared.shape and restored.dtype == np.uint8
+
+    def detail(image: np.ndarray) -> np.ndarray:
+        """The seams' scale (a band of 1.5 to 4 px), inside the frame (its edge is guessed, not restored)."""
+        image = image.astype(np.float32)
+        band = cv2.GaussianBlur(image, (0, 0), 1.5) - cv2.GaussianBlur(image, (0, 0), 4)
+        return band[40:-40, 40:-40].ravel()
+
+    def likeness(image: np.ndarray) -> float:
+        return float(np.corrcoef(detail(image), detail(sharp))[0, 1])
+
+    assert likeness(restored) > likeness(smeared) + 0.1
+    colour = wiener(cv2.cvtColor(smeared, cv2.COLOR_GRAY2BGR), line_psf(motion.dx, motion.dy), 0.02)
+    assert colour.shape == (*smeared.shape, 3)
 
 
 def _kingdom(seed: int = 3, n: int = 5, square: int = 100) -> np.ndarray:
@@ -38,9 +123,9 @@ def test_line_psf_is_a_centred_line_that_sums_to_one():
 
 
 @pytest.mark.parametrize("smear", [(12, 5), (0, 18), (-20, 9)])
-def test_motion_blur_finds_the_smear_of_a_blurred_kingdom(smear):
+def test_the_cepstrum_finds_the_smear_of_a_blurred_kingdom(smear):
     gray = cv2.cvtColor(_smeared(_kingdom(), *smear), cv2.COLOR_BGR2GRAY)
-    found = motion_blur(gray, 6, 60)[0]
+    found = cepstrum_smears(gray, 6, 60)[0]
     # the cepstrum cannot tell a smear from its reverse
     sign = 1 if found.dx * smear[0] + found.dy * smear[1] >= 0 else -1
     assert abs(sign * found.dx - smear[0]) <= 1.5 and abs(sign * found.dy - smear[1]) <= 1.5
@@ -81,4 +166,34 @@ def test_the_reading_leaves_a_smear_the_seams_disown():
     blurred = _smeared(_kingdom(), 14, 6)
     assert deblurred_kingdom(blurred, 5, ReadingSettings(deblur_agree=0.0)) is blurred
     assert deblurred_kingdom(blurred, 5, ReadingSettings(deblur_clear=100.0)) is blurred  # not clear enough
-    assert deblurred_kingdom(blurred, 5, ReadingSettings(deblur_shortest=20.0)) is blurred  # too short
+    gray = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
+    assert all(smear.length >= 19.5 for smear in cepstrum_smears(gray, 20.0, 60.0, count=3))  # too short
+
+
+def test_a_long_smear_is_undone_though_its_seams_measure_short():
+    sharp = _kingdom()
+    for smear in ((40, 0), (0, 50), (30, 30)):
+        blurred = _smeared(sharp, *smear)
+        restored = deblurred_kingdom(blurred, 5, DEFAULT_READING)
+        assert restored is not blurred, smear
+        assert deblurred_kingdom(blurred, 5, ReadingSettings(deblur_short_seams=0.0)) is blurred, smear
+
+
+def test_a_uniform_or_one_channel_kingdom_is_left_alone():
+    flat = np.full((500, 500, 3), 128, np.uint8)
+    assert cepstrum_smears(flat[..., 0]) == []
+    assert deblurred_kingdom(flat, 5, DEFAULT_READING) is flat
+    one = _smeared(_kingdom(), 14, 6)[..., :1].copy()
+    assert deblurred_kingdom(one, 5, DEFAULT_READING).shape == one.shape
+
+
+@pytest.mark.parametrize("noise", [0.0, -0.1, 1.0])
+def test_wiener_refuses_a_noise_ratio_outside_0_1(noise):
+    with pytest.raises(ValueError, match="noise"):
+        wiener(_kingdom(), line_psf(14, 6), noise)
+
+
+def test_a_smear_scales_with_its_copy():
+    smear = Smear(12.0, -5.0, 3.0)
+    half = smear.scaled(0.5)
+    assert (half.dx, half.dy, half.strength) == (6.0, -2.5, 3.0) and half.length == pytest.approx(6.5)

@@ -380,6 +380,29 @@ def test_a_photo_with_30_px_of_motion_blur_is_located() -> None:
     assert located.found_by == "fast" or steps[:2] == ["fast", "regions"], located.path
 
 
+def test_a_smeared_photo_is_searched_deconvolved_with_the_smear_measured_on_it() -> None:
+    scene = generate_scene(6, size=(3200, 2400))
+    truth_kingdom, truth_corners = scene.upright()
+    kernel = np.zeros((41, 41), np.float32)
+    kernel[20, 1:41] = 1  # a camera moving 40 px ...
+    turn = cv2.getRotationMatrix2D((20, 20), -35, 1)  # ... along 35° (y down)
+    kernel = cv2.warpAffine(kernel, turn, (41, 41))
+    photo = cv2.filter2D(scene.image, -1, kernel / kernel.sum())
+    # the lattices of the photo miss the smeared seams; a copy runs the photo's attempts that it lists
+    located = locate_kingdom(photo, settings=LocatorSettings(attempts=("fast", "whole", "deblurred")))
+    assert located.path[:2] == ["fast=none", "whole=none"], located.path
+    assert located.found_by == "deblurred" and located.deblurred, located.path
+    assert located.grid_size == truth_kingdom.grid_size
+    error = np.linalg.norm(located.corners - truth_corners, axis=1).max() / located.square_px
+    assert error < 0.25
+
+
+def test_a_sharp_photo_is_not_deconvolved() -> None:
+    with pytest.raises(NoGridFound) as caught:
+        locate_kingdom(_table(0), settings=LocatorSettings(attempts=("fast", "deblurred")))
+    assert caught.value.path == ["fast=none"]
+
+
 def test_the_scan_exposes_the_path_and_says_when_the_frame_is_unsure() -> None:
     scene = generate_scene(1, size=SIZE)
     scanner = KingdomScanner(ColourClassifier())
