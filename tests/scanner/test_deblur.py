@@ -12,6 +12,8 @@ import pytest
 from benchmarks.scenes import generate_scene
 from scanner.deblur import Smear, cepstrum_smears, line_psf, seam_widths, spectrum_smear, wiener
 from scanner.reading import DEFAULT_READING, ReadingSettings, deblurred_kingdom
+from scanner.recognizer import KingdomScanner
+from tests.support.scan_fakes import ColourClassifier
 
 
 def _sharp(seed: int = 3, size: int = 1024) -> np.ndarray:
@@ -197,3 +199,28 @@ def test_a_smear_scales_with_its_copy():
     smear = Smear(12.0, -5.0, 3.0)
     half = smear.scaled(0.5)
     assert (half.dx, half.dy, half.strength) == (6.0, -2.5, 3.0) and half.length == pytest.approx(6.5)
+
+
+class _Recording(ColourClassifier):
+    """Reads like ColourClassifier, keeping how sharp the squares it was given are."""
+
+    def __init__(self) -> None:
+        self.sharpness: list[float] = []
+
+    def predict_proba(self, images, photo: bool = False, context=()) -> np.ndarray:
+        self.sharpness += [float(cv2.Laplacian(image, cv2.CV_32F).var()) for image in images]
+        return super().predict_proba(images, photo, context)
+
+
+def test_the_scanner_reads_a_smeared_kingdom_s_squares_deconvolved():
+    scene = generate_scene(6, size=(2400, 1800))
+    _, corners = scene.upright()
+    photo = cv2.filter2D(scene.image, -1, line_psf(24, 10), borderType=cv2.BORDER_REFLECT)
+    sharpness = {}
+    for clear in (DEFAULT_READING.deblur_clear, 0.0):
+        classifier = _Recording()
+        KingdomScanner(classifier, reading=ReadingSettings(deblur_clear=clear)).scan(
+            photo, corners=corners, grid=5
+        )
+        sharpness[clear] = np.mean(classifier.sharpness)
+    assert sharpness[DEFAULT_READING.deblur_clear] > 1.5 * sharpness[0.0], sharpness
