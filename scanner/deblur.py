@@ -27,9 +27,10 @@ from scipy import ndimage
 
 @dataclass(frozen=True)
 class Smear:
-    """A straight motion blur: ``dx``, ``dy`` the smear's vector in pixels (its sign does not matter);
-    ``strength`` how clearly the estimate saw it (``cepstrum_smears``: the peak's robust z-score below its
-    surroundings; ``spectrum_smear``: the first zero's dip, log power)."""
+    """A straight motion blur: ``dx``, ``dy`` the smear's vector in pixels, the extent a point is spread
+    over (a box of L pixels: its spectrum's zeros 1/L apart; the sign does not matter); ``strength`` how
+    clearly the estimate saw it (``cepstrum_smears``: the peak's robust z-score below its surroundings;
+    ``spectrum_smear``: the deepest dip of the zeros along it, log power)."""
 
     dx: float
     dy: float
@@ -46,13 +47,14 @@ class Smear:
 
 def line_psf(dx: float, dy: float) -> np.ndarray:
     """The point spread of a straight smear of vector (dx, dy) pixels: an anti-aliased line that sums to 1,
-    on an odd square support centred on the middle pixel."""
+    on an odd square support centred on the middle pixel, spreading a point over that extent (samples at
+    the middles of equal steps along it: its first zero at 1/length)."""
     length = math.hypot(dx, dy)
     size = 2 * int(math.ceil(length / 2)) + 3
     half = size // 2
     kernel = np.zeros((size, size), np.float32)
     steps = max(2, int(math.ceil(4 * length)))
-    t = np.linspace(-0.5, 0.5, steps)
+    t = (np.arange(steps) + 0.5) / steps - 0.5
     x, y = half + t * dx, half + t * dy
     x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
     fx, fy = x - x0, y - y0
@@ -71,8 +73,8 @@ def spectrum_smear(
     tile: int = 256,
     angle_step: float = 2.0,
 ) -> Smear | None:
-    """The straight smear of a grey image (its lengths in [min_length, max_length] pixels covered), or None
-    when it shows none.
+    """The straight smear of a grey image (its length in [min_length, max_length] pixels), or None when it
+    shows none or the image is too small for it (under two tiles across: a few tiles' noise dips too).
 
     The image's power spectrum, averaged over Hann-windowed tiles (Welch), is the sharp image's times the
     smear's sinc²: zero on lines across the motion, 1/L apart. Its logarithm averaged along such lines
@@ -81,7 +83,7 @@ def spectrum_smear(
     at a length in [min_length, max_length], and ``min_contrast`` deeper than the deepest dip across it."""
     image = np.asarray(gray, np.float32)
     height, width = image.shape[:2]
-    if min(height, width) < tile:
+    if min(height, width) < 2 * tile:
         return None
     window = np.outer(np.hanning(tile), np.hanning(tile)).astype(np.float32)
     power = np.zeros((tile, tile), np.float64)
@@ -109,17 +111,17 @@ def spectrum_smear(
     across = dips[(best + len(angles) // 2) % len(angles)][0]
     if prominence < min_prominence or prominence - across < min_contrast:
         return None
-    # a box of L pixels is a motion of L - 1 between its end pixels' centres (line_psf's vector)
-    motion = tile / radius - 1.0
-    return Smear(motion * math.cos(angles[best]), motion * math.sin(angles[best]), float(prominence))
+    length = tile / radius  # the first zero at 1/L: a box L pixels long (line_psf's extent)
+    return Smear(length * math.cos(angles[best]), length * math.sin(angles[best]), float(prominence))
 
 
 def _first_zero(profile: np.ndarray, low: float, high: float) -> tuple[float, float]:
     """(prominence, radius) of the sinc²'s first zero in a profile (index i is radius i + 1), looked for at
     radii in [low, high]: a local minimum's prominence is how far the highest point after it, up to 1.6
     times its radius (the first side lobe, at 1.43), rises above it. The zeros k/L all dip alike, but the
-    window's leakage fills the first ones of a long smear: the first dip at least half as prominent as the
-    most prominent is taken."""
+    window's leakage fills the first ones of a long smear: the radius of the first dip at least half as
+    prominent as the most prominent is taken, with the most prominent's depth. A smear longer than
+    ``tile / low`` may be measured at half its length (its second zero taken for the first)."""
     dips = []
     for i in range(max(1, int(np.floor(low)) - 1), min(len(profile) - 1, int(np.ceil(high)))):
         if not (profile[i] <= profile[i - 1] and profile[i] <= profile[i + 1]):

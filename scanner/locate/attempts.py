@@ -391,12 +391,14 @@ def _smear(search: Search) -> Smear | None:
     """The photo's straight smear (scanner.deblur.spectrum_smear), measured once on a grey copy
     ``deblur_side`` long; in the photo's pixels."""
     if "smear" not in search.view.memo:
+        start = time.perf_counter()  # measured in the attempt's rule: timed apart
         settings, gray = search.settings, search.view.gray
         scale = min(1.0, settings.deblur_side / max(gray.shape))
         small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         low, high = settings.deblur_lengths
         smear = spectrum_smear(small, low, high, settings.deblur_prominence, settings.deblur_contrast)
         search.view.memo["smear"] = None if smear is None else smear.scaled(1 / scale)
+        search.view.timings["locate.smear"] = time.perf_counter() - start
     return search.view.memo["smear"]
 
 

@@ -60,7 +60,7 @@ class LocatorSettings:
     # a straight smear (a moving hand) measured on the photo and undone (docs/experiments.md, "Motion blur
     # measured and deconvolved")
     deblur_side: int = 1024  # longest side of the grey copy the smear is measured on (scanner.deblur)
-    deblur_lengths: tuple[float, float] = (4.0, 14.0)  # smears measured: these lengths (px of that copy)
+    deblur_lengths: tuple[float, float] = (4.0, 14.0)  # smears measured: these extents (px of that copy)
     deblur_prominence: float = 0.25  # the log spectrum's first zero dips this far below its side lobe ...
     deblur_contrast: float = 0.15  # ... and this much deeper than across the motion (a defocus is round)
     deblur_noise: float = 0.01  # Wiener noise-to-signal ratio: how much the inverse is held back at zeros
