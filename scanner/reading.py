@@ -97,6 +97,8 @@ class ReadingSettings:
     #: the seams' widths are measured short for a long smear (their peak is one bin of a noisy profile): the
     #: seams' own widths may sum to as little as minus this share of the smear's longer side
     deblur_short_seams: float = 0.25
+    #: a square read from a deconvolved kingdom is flagged under this margin (nats) rather than flag_margin
+    deblurred_margin: float = 5.0
 
 
 #: The settings a scanner reads with when none are given.
@@ -117,6 +119,7 @@ class ReadingDetails:
     orphans: np.ndarray | None = None  # (N, N) bool: the square fits no box domino
     review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
     pieces: np.ndarray | None = None  # (N, N) bool: a piece stands on the square (scanner.tall)
+    deblurred: bool = False  # the squares were read from the kingdom with a motion blur undone
 
 
 #: The rules of review_reasons, by name.
@@ -130,6 +133,7 @@ REVIEW_RULES = (
     "castle_leaned",
     "castle_behind",
     "piece",
+    "deblurred",
 )
 
 
@@ -167,6 +171,8 @@ def review_reasons(
         )
     reasons.update(_castle_reasons(kingdom, details, settings))
     reasons["piece"] = none if details.pieces is None else details.pieces & ~read_empty
+    # squares read from a deconvolved kingdom: the classifier never saw one and reads them surer than it is
+    reasons["deblurred"] = (details.margins < settings.deblurred_margin) if details.deblurred else none
     return reasons
 
 

@@ -379,7 +379,8 @@ class KingdomScanner:
         elif rectified is None:
             rectified = rectify(detail[0], detail[1] @ homography, n)
         # a motion blur undone for the classifier only: the castle and pieces are looked for as photographed
-        crops = cut_squares(deblurred_kingdom(rectified, n, self.reading), n)
+        restored = deblurred_kingdom(rectified, n, self.reading)
+        crops = cut_squares(restored, n)
         timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -433,6 +434,7 @@ class KingdomScanner:
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
             pieces=on_piece,
+            deblurred=restored is not rectified,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | any_reason(details.review)

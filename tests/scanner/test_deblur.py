@@ -10,9 +10,19 @@ import numpy as np
 import pytest
 
 from benchmarks.scenes import generate_scene
+from kingdomino.board import Square, Terrain
+from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
 from scanner.deblur import Smear, cepstrum_smears, line_psf, seam_widths, spectrum_smear, wiener
-from scanner.reading import DEFAULT_READING, ReadingSettings, deblurred_kingdom
+from scanner.decode import decode_kingdom
+from scanner.reading import (
+    DEFAULT_READING,
+    ReadingDetails,
+    ReadingSettings,
+    deblurred_kingdom,
+    review_reasons,
+)
 from scanner.recognizer import KingdomScanner
+from scanner.tall import lean_castle
 from tests.support.scan_fakes import ColourClassifier
 
 
@@ -245,3 +255,26 @@ def test_a_smear_measured_on_a_reduced_copy_scales_to_the_photo():
 def test_a_photo_under_two_tiles_across_shows_no_smear():
     noise = np.random.default_rng(1).normal(128, 30, (300, 300)).clip(0, 255).astype(np.uint8)
     assert spectrum_smear(noise, min_length=4, max_length=14) is None
+
+
+def test_a_deconvolved_kingdom_s_squares_are_flagged_under_a_higher_margin():
+    probabilities = np.full((5, 5, len(LABELS)), 1e-4)
+    probabilities[..., LABEL_INDEX[Square(Terrain.GRASSLAND, 0)]] = 1.0
+    probabilities[2, 2] = 1e-4
+    probabilities[2, 2, CASTLE_LABEL] = 1.0
+    decoded = decode_kingdom(probabilities)
+    leaning = lean_castle(probabilities, np.zeros((5, 5, 5, 5)), CASTLE_LABEL)
+    margins = np.full((5, 5), 9.0)
+    margins[0, 0] = (DEFAULT_READING.flag_margin + DEFAULT_READING.deblurred_margin) / 2  # between the two
+    for deblurred in (True, False):
+        details = ReadingDetails(
+            probabilities,
+            np.zeros((5, 5)),
+            None,
+            margins,
+            np.zeros((5, 5, 5, 5)),
+            leaning,
+            deblurred=deblurred,
+        )
+        flags = review_reasons(decoded.kingdom, details, DEFAULT_READING)["deblurred"]
+        assert flags.sum() == int(deblurred) and flags[0, 0] == deblurred
