@@ -379,8 +379,7 @@ class KingdomScanner:
         elif rectified is None:
             rectified = rectify(detail[0], detail[1] @ homography, n)
         # a motion blur undone for the classifier only: the castle and pieces are looked for as photographed
-        restored = deblurred_kingdom(rectified, n, self.reading)
-        crops = cut_squares(restored, n)
+        crops = cut_squares(restored := deblurred_kingdom(rectified, n, self.reading), n)
         timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
