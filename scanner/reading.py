@@ -143,8 +143,8 @@ def review_reasons(
     """(N, N) squares to check beyond the decoder's margin, by rule: squares turned into the table or out of
     it against the classifier, or read as it without looking like it; tiles that look like the table;
     squares the decoded castle hides; a castle that may stand on another square than the one it was read
-    on; squares a piece stands on. The castle square itself is flagged by its margin, the exact cost of
-    moving the one castle."""
+    on; squares a piece stands on; squares of a deconvolved kingdom under ``deblurred_margin``. The castle
+    square itself is flagged by its margin, the exact cost of moving the one castle."""
     n = kingdom.grid_size
     labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
     raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL

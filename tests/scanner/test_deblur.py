@@ -225,14 +225,17 @@ def test_the_scanner_reads_a_smeared_kingdom_s_squares_deconvolved():
     scene = generate_scene(6, size=(2400, 1800))
     _, corners = scene.upright()
     photo = cv2.filter2D(scene.image, -1, line_psf(24, 10), borderType=cv2.BORDER_REFLECT)
-    sharpness = {}
+    sharpness, deblurred = {}, {}
     for clear in (DEFAULT_READING.deblur_clear, 0.0):
         classifier = _Recording()
-        KingdomScanner(classifier, reading=ReadingSettings(deblur_clear=clear)).scan(
+        result = KingdomScanner(classifier, reading=ReadingSettings(deblur_clear=clear)).scan(
             photo, corners=corners, grid=5
         )
         sharpness[clear] = np.mean(classifier.sharpness)
+        deblurred[clear] = result.details.deblurred
     assert sharpness[DEFAULT_READING.deblur_clear] > 1.5 * sharpness[0.0], sharpness
+    # the reading knows it read a deconvolved kingdom (its squares flagged under deblurred_margin)
+    assert deblurred == {DEFAULT_READING.deblur_clear: True, 0.0: False}
 
 
 @pytest.mark.parametrize("length", [4.0, 12.0, 20.0])
