@@ -7,10 +7,11 @@ python -m benchmarks.flag_calibration report out/flags/*.npz
 ``collect`` scans development photos (the hard bench's or the independent generator's hard tables, each
 read by its bench model, which never learnt their kingdoms, unless ``--model shipped``) and stores, for
 every square of every photo whose frame is found, the truth, the reading, the decoder's margin, the
-classifier's and the weighed probabilities, the table evidence, the castle's cover and each flag rule's
-verdict (``ScanResult.flag_reasons``) in one .npz per run. ``report`` replays them: which rules flag the
-squares read right, which misread squares each leaves unflagged, and the flag share at each threshold of
-the decoder's margin (the review rules of ``scanner.reading.review_reasons`` beside it). Only development
+classifier's and the weighed probabilities, the table evidence, the castle's cover, whether the squares were
+read deconvolved, and each flag rule's verdict (``ScanResult.flag_reasons``) in one .npz per run.
+``report`` replays them: which rules flag the squares read right, which misread squares each leaves
+unflagged, and the flag share at each threshold of the decoder's margin (the review rules of
+``scanner.reading.review_reasons`` beside it). Only development
 seeds: never tune on held-out.
 """
 
@@ -34,9 +35,11 @@ REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "margin") + tuple(
 )
 
 
-def photo_features(result, classifier=None) -> dict[str, np.ndarray]:
+def photo_features(result, classifier=None, reading=None) -> dict[str, np.ndarray]:
     """Per-square copies of what the photo's own pixels say about it (its sharpness, colour cast), and,
-    given the ``classifier``, its squares read again with each square's own white (not the photo's)."""
+    given the ``classifier``, its squares read again with each square's own white (not the photo's), cut
+    as the scan cut them (deconvolved when the scan's ``reading`` settings undid a smear)."""
+    from scanner.reading import DEFAULT_READING, deblurred_kingdom
     from scanner.rectify import cut_squares
 
     n = result.grid_size
@@ -53,7 +56,10 @@ def photo_features(result, classifier=None) -> dict[str, np.ndarray]:
     middles = cut_squares(lab, n, margin=-0.2)
     features["square_lab"] = np.array([middle.reshape(-1, 3).mean(axis=0) for middle in middles])
     if classifier is not None:
-        crops = cut_squares(result.rectified, n)
+        read = result.rectified
+        if result.details is not None and result.details.deblurred:
+            read = deblurred_kingdom(read, n, reading or DEFAULT_READING)
+        crops = cut_squares(read, n)
         features["raw_own"] = np.asarray(classifier.predict_proba(crops, photo=False), float)
         features.update(second_opinions(classifier, crops))
     return features
@@ -121,9 +127,11 @@ def second_opinions(classifier, crops: list) -> dict[str, np.ndarray]:
     return out
 
 
-def square_records(result, truth: np.ndarray, photo: dict, classifier=None) -> dict[str, np.ndarray]:
+def square_records(
+    result, truth: np.ndarray, photo: dict, classifier=None, reading=None
+) -> dict[str, np.ndarray]:
     """One record per square of a located photo (``truth``: (N, N) label indices, upright like the
-    result)."""
+    result; ``reading``: the scanner's ReadingSettings)."""
     n = result.grid_size
     details = result.details
     read = np.array([[LABEL_INDEX[result.kingdom[r, c]] for c in range(n)] for r in range(n)])
@@ -145,6 +153,7 @@ def square_records(result, truth: np.ndarray, photo: dict, classifier=None) -> d
         "hidden": hidden.ravel(),
         "changed": details.changed.ravel(),
         "orphan": details.orphans.ravel(),
+        "deblurred": np.full(n * n, bool(details.deblurred)),  # read from the kingdom with its smear undone
         "lightness": np.full(n * n, result.lightness if result.lightness is not None else np.nan),
         "grid": np.full(n * n, n),
         "cell": np.arange(n * n),
@@ -156,7 +165,7 @@ def square_records(result, truth: np.ndarray, photo: dict, classifier=None) -> d
         records[f"reason_{reason}"] = (np.zeros(n * n, bool) if flags is None else flags.ravel()).astype(bool)
     for key, value in photo.items():
         records[key] = np.full(n * n, value)
-    records.update(photo_features(result, classifier))
+    records.update(photo_features(result, classifier, reading))
     return records
 
 
@@ -170,7 +179,11 @@ def _hard(args, scanner, records: list) -> None:
             truth = np.array([[LABEL_INDEX[truth_kingdom[r, c]] for c in range(n)] for r in range(n)])
             records.append(
                 square_records(
-                    result, truth, {"seed": seed, "condition": condition or ""}, scanner.classifier
+                    result,
+                    truth,
+                    {"seed": seed, "condition": condition or ""},
+                    scanner.classifier,
+                    scanner.reading,
                 )
             )
 
@@ -212,7 +225,9 @@ def _outside(args, scanner, records: list) -> None:
         )
         condition = truth["conditions"].get("hard_class", "")
         photo = {"seed": seed, "condition": condition}
-        records.append(square_records(result, np.rot90(grid, turns), photo, scanner.classifier))
+        records.append(
+            square_records(result, np.rot90(grid, turns), photo, scanner.classifier, scanner.reading)
+        )
         wrong = int((records[-1]["truth"] != records[-1]["read"]).sum())
         print(seed, condition, "located", wrong, "misread", file=sys.stderr, flush=True)
         save(records, args)

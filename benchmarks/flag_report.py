@@ -31,7 +31,8 @@ def photo_ids(data: dict) -> np.ndarray:
 
 
 def review_part(data: dict) -> np.ndarray:
-    """Squares the castle and table rules flag (their margin may hide a few of them under the decoder's)."""
+    """Squares the review rules flag: the castle's, the table's, the pieces' and the deconvolved kingdom's
+    higher margin (their margins may hide a few of them under the decoder's)."""
     rules = [key for key in data if key.startswith("reason_review_") and not key.endswith("artwork_unlike")]
     if rules:  # collected with each rule apart (an artwork rule is replayed apart: second_opinions)
         return np.logical_or.reduce([data[key] for key in rules])

@@ -26,6 +26,7 @@ def fake_result(kingdom: Kingdom, margins: np.ndarray, orphans: np.ndarray) -> S
         cover=np.zeros((n, n, n, n)),
         changed=np.zeros((n, n), bool),
         orphans=orphans,
+        deblurred=False,
     )
     return SimpleNamespace(
         grid_size=n,
@@ -50,6 +51,7 @@ def test_records_hold_every_square_and_the_replay_tells_the_rules_apart() -> Non
     records = square_records(fake_result(kingdom, margins, orphans), truth, {"seed": 1, "condition": "x"})
     assert all(len(value) == 9 for value in records.values())
     assert {f"reason_{name}" for name in REASONS} <= set(records)
+    assert not records["deblurred"].any()  # read from the kingdom as photographed
     data = {**records, "run": np.full(9, "run")}
     old, new = old_rule(data), margin_rule(data, 4.0)
     assert old[5] and not new[5]  # the sure orphan: flagged before, not now
