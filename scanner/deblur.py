@@ -9,7 +9,8 @@ where its evidence is:
   (the classic estimate: Gennery 1973, Cannon 1976).
 - ``cepstrum_smears``, on a rectified kingdom (the reading): the log spectrum's own spectrum (the cepstrum)
   has a negative peak at the smear's vector; the lattice's seams (``seam_widths``), straight edges at known
-  places, confirm it, since they widen by the smear's extent across them.
+  places, confirm it, since they widen by the smear's extent across them, and so does the image's sharpness
+  along the smear against across it (``sharpness_along``), which a defocus leaves alike.
 ``wiener`` undoes a known smear, with a noise-to-signal ratio that keeps the zeros from blowing up, on a copy
 padded by reflection and tapered to the mean so that the image's edges do not ring.
 """
@@ -195,6 +196,23 @@ def seam_widths(gray: np.ndarray, period: int, reach: int | None = None) -> tupl
         peak = profile[reach - 4 : reach + 3].max()
         widths.append(float((profile - floor).clip(0).sum() / max(peak - floor, 1e-6)))
     return widths[0], widths[1]
+
+
+def sharpness_along(gray: np.ndarray, dx: float, dy: float) -> float:
+    """How sharp a grey image is along the direction (dx, dy) against across it: the mean squared gradient
+    along it over the mean squared gradient across it (the structure tensor's two quadratic forms). A
+    smear along that direction takes the gradients along it away and leaves those across it; a sharp or
+    defocused image is about as sharp every way (about 1)."""
+    image = gray.astype(np.float32)
+    gx, gy = cv2.Sobel(image, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(image, cv2.CV_32F, 0, 1, ksize=3)
+    xx, xy, yy = float((gx * gx).mean()), float((gx * gy).mean()), float((gy * gy).mean())
+    length = math.hypot(dx, dy)
+    if length == 0:
+        return 1.0
+    ux, uy = dx / length, dy / length
+    along = ux * ux * xx + 2 * ux * uy * xy + uy * uy * yy
+    across = uy * uy * xx - 2 * ux * uy * xy + ux * ux * yy
+    return along / across if across > 0 else 1.0
 
 
 def wiener(image: np.ndarray, psf: np.ndarray, noise: float) -> np.ndarray:

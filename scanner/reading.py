@@ -17,7 +17,7 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 from kingdomino.scoring import castle_cells
-from scanner.deblur import cepstrum_smears, line_psf, seam_widths, wiener
+from scanner.deblur import cepstrum_smears, line_psf, seam_widths, sharpness_along, wiener
 from scanner.decode import FLAG_MARGIN
 from scanner.rectify import cut_squares
 from scanner.tall import CASTLE_HEIGHT, CASTLE_TALLEST, LEAN_COVER, Leaning
@@ -97,6 +97,10 @@ class ReadingSettings:
     #: the seams' widths are measured short for a long smear (their peak is one bin of a noisy profile): the
     #: seams' own widths may sum to as little as minus this share of the smear's longer side
     deblur_short_seams: float = 0.25
+    #: and the kingdom is this much less sharp along the smear than across it (mean squared gradients): a
+    #: defocus or a small kingdom enlarged widens the seams alike every way (docs/experiments.md, "At the
+    #: merge: deblur, blurread and the reviews")
+    deblur_anisotropy: float = 0.75
     #: a square read from a deconvolved kingdom is flagged under this margin (nats) rather than flag_margin
     deblurred_margin: float = 5.0
 
@@ -266,5 +270,7 @@ def deblurred_kingdom(rectified: np.ndarray, grid_size: int, settings: ReadingSe
     side = max(abs(smear.dx), abs(smear.dy))
     too_narrow = own_x + own_y < -settings.deblur_short_seams * side
     if too_narrow or abs(own_x - own_y) > settings.deblur_agree * side:
+        return rectified
+    if sharpness_along(gray, smear.dx, smear.dy) > settings.deblur_anisotropy:
         return rectified
     return wiener(rectified, line_psf(smear.dx, smear.dy), settings.deblur_noise)

@@ -4,6 +4,7 @@ a rectified kingdom (the reading's, reading.deblurred_kingdom), and Wiener decon
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -12,7 +13,15 @@ import pytest
 from benchmarks.scenes import generate_scene
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
-from scanner.deblur import Smear, cepstrum_smears, line_psf, seam_widths, spectrum_smear, wiener
+from scanner.deblur import (
+    Smear,
+    cepstrum_smears,
+    line_psf,
+    seam_widths,
+    sharpness_along,
+    spectrum_smear,
+    wiener,
+)
 from scanner.decode import decode_kingdom
 from scanner.reading import (
     DEFAULT_READING,
@@ -281,3 +290,21 @@ def test_a_deconvolved_kingdom_s_squares_are_flagged_under_a_higher_margin():
         )
         flags = review_reasons(decoded.kingdom, details, DEFAULT_READING)["deblurred"]
         assert flags.sum() == int(deblurred) and flags[0, 0] == deblurred
+
+
+def test_a_smear_leaves_the_kingdom_sharp_across_it_only():
+    gray = cv2.cvtColor(_kingdom(), cv2.COLOR_BGR2GRAY)
+    smeared = cv2.filter2D(gray, -1, line_psf(16, 8), borderType=cv2.BORDER_REFLECT)
+    assert sharpness_along(smeared, 16, 8) < 0.5 * sharpness_along(smeared, -8, 16)
+    defocused = cv2.GaussianBlur(gray, (0, 0), 4)
+    for direction in ((5, 4), (9, 6), (12, 0)):
+        assert 0.8 < sharpness_along(defocused, *direction) < 1.25
+
+
+def test_a_defocused_kingdom_is_not_deconvolved_whatever_its_seams_say():
+    """Wide seams alike in x and y pass the seams' check for a short diagonal smear; the sharpness along it
+    does not."""
+    defocused = cv2.GaussianBlur(_kingdom(), (0, 0), 4)
+    loose = ReadingSettings(deblur_clear=0.1, deblur_agree=10.0, deblur_short_seams=10.0)
+    assert deblurred_kingdom(defocused, 5, loose) is defocused
+    assert deblurred_kingdom(defocused, 5, replace(loose, deblur_anisotropy=2.0)) is not defocused
