@@ -102,6 +102,7 @@ class ReadingSettings:
     #: merge: deblur, blurread and the reviews")
     deblur_anisotropy: float = 0.75
     #: a square read from a deconvolved kingdom is flagged under this margin (nats) rather than flag_margin
+    #: (docs/experiments.md, "At the merge: deblur, blurread and the reviews")
     deblurred_margin: float = 5.0
 
 
@@ -254,7 +255,8 @@ def looks_unfamiliar(probabilities: np.ndarray) -> bool:
 
 def deblurred_kingdom(rectified: np.ndarray, grid_size: int, settings: ReadingSettings) -> np.ndarray:
     """The rectified N×N kingdom with a clear straight motion blur undone (scanner.deblur), else itself:
-    the cepstrum's clearest smear that is long enough and that the seams between squares agree with."""
+    the cepstrum's clearest smear that is long enough, that the seams between squares agree with, and along
+    which the kingdom is clearly less sharp than across it."""
     if settings.deblur_clear <= 0:
         return rectified
     if rectified.ndim == 2 or rectified.shape[2] == 1:
