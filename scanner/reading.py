@@ -188,7 +188,7 @@ def _castle_reasons(
     over, and the squares it may stand on instead (seen as castle, or fitting no domino, as a castle base
     read as terrain does)."""
     n = kingdom.grid_size
-    castle = next(iter(castle_cells(kingdom)), None)
+    castle = castle_square(kingdom)
     hidden_flags, taken_flags, leaned_flags, behind_flags = (np.zeros((n, n), dtype=bool) for _ in range(4))
     if castle is not None:
         hidden = details.cover[castle].copy()
@@ -215,6 +215,11 @@ def _castle_reasons(
 def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:
     """(N, N) squares to check beyond the decoder's own flags: the union of review_reasons."""
     return any_reason(review_reasons(kingdom, details, settings))
+
+
+def castle_square(kingdom: Kingdom) -> tuple[int, int] | None:
+    """The kingdom's castle square (row, column), or None when none is read."""
+    return next(iter(castle_cells(kingdom)), None)
 
 
 def any_reason(reasons: dict[str, np.ndarray]) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABELS, SquareReading
-from kingdomino.scoring import ScoreReport, castle_cells, score_kingdom
+from kingdomino.scoring import ScoreReport, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
 from scanner.decode import solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
@@ -43,6 +43,7 @@ from scanner.reading import (
     ReadingDetails,
     ReadingSettings,
     any_reason,
+    castle_square,
     deblurred_kingdom,
     doubtful_squares,
     glare_squares,
@@ -304,9 +305,9 @@ class KingdomScanner:
             gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
             moved = self._moved(gray, homography, n, shift)
             again = self._read(seen, moved, n, {}, self._table_cells(seen, moved, n), detail)
-            castle = _castle(read[0])
+            castle = castle_square(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
-            if _castle(again[0]) == expected and _tiles(again[0]) >= _tiles(read[0]):  # no tile lost
+            if castle_square(again[0]) == expected and _tiles(again[0]) >= _tiles(read[0]):  # no tile lost
                 read, homography = again, moved
                 notes.append(MOVED_FRAME_NOTE)
         return _Frame(*read, homography=homography, notes=notes, lightness=lightness)
@@ -413,7 +414,7 @@ class KingdomScanner:
         t0 = time.perf_counter()
         solved = solve_kingdom(weighed)  # the labels first: the castle's place decides what is read again
         timings["decode_score"] = time.perf_counter() - t0
-        castle = _castle(solved.kingdom)
+        castle = castle_square(solved.kingdom)
         hidden = hidden_neighbours(cover[castle], castle, settings.hidden_flag_share) if castle else []
         hidden = [(r, c, share) for r, c, share in hidden if not on_piece[r, c]]  # a piece's: read already
         if hidden:  # read what the castle leaves visible of the squares it leans over, and decode again
@@ -586,7 +587,7 @@ def castle_shift(kingdom: Kingdom) -> tuple[int, int]:
     them apart, but the rules can: the castle is placed first, so the frame moves only across rows or
     columns that are entirely empty, towards the centre (the Middle Kingdom bonus depends on it).
     """
-    castle = _castle(kingdom)
+    castle = castle_square(kingdom)
     if castle is None:
         return (0, 0)
     n = kingdom.grid_size
@@ -603,10 +604,6 @@ def castle_shift(kingdom: Kingdom) -> tuple[int, int]:
         else:
             shift.append(0)
     return shift[0], shift[1]
-
-
-def _castle(kingdom: Kingdom) -> tuple[int, int] | None:
-    return next(iter(castle_cells(kingdom)), None)
 
 
 def _tiles(kingdom: Kingdom) -> int:

@@ -8,8 +8,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
   whole         not settled: the lattice on the work copy of the photo
   cropped       nothing accepted, no table pattern met: the photo as a cropped board's frame
   deblurred     nothing accepted, no table pattern met, a straight smear measured on the photo: the work
-                copy deconvolved with
-                it (before the windows: a smear spoils their seams as much as the whole photo's)
+                copy deconvolved with it (before the windows: a smear spoils their seams as much as the
+                whole photo's)
   unlike_table  nothing accepted, a colour photo with colourful patches: segments unlike the table
   windows       not settled, no table pattern met: half-photo and small windows
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
