@@ -11,8 +11,7 @@ classifier's and the weighed probabilities, the table evidence, the castle's cov
 read deconvolved, and each flag rule's verdict (``ScanResult.flag_reasons``) in one .npz per run.
 ``report`` replays them: which rules flag the squares read right, which misread squares each leaves
 unflagged, and the flag share at each threshold of the decoder's margin (the review rules of
-``scanner.reading.review_reasons`` beside it). Only development
-seeds: never tune on held-out.
+``scanner.reading.review_reasons`` beside it). Only development seeds: never tune on held-out.
 """
 
 from __future__ import annotations
