@@ -329,6 +329,8 @@ def test_game_export_import_round_trip():
     ("text", "reason"),
     [
         ("not json", "invalid JSON"),
+        ("[" * 50_000, "invalid JSON"),
+        ('{"format": 1' + "0" * 5000 + "}", "invalid JSON"),
         ("[]", "format"),
         ('{"format": "kingdomino-scanner/game", "version": 9}', "version"),
         ('{"format": "kingdomino-scanner/game", "version": 1, "games": []}', "1 to 3 games"),
