@@ -552,6 +552,36 @@ def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_pat
         assert _untouched(path) == before
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE boards SET scanned = '{not json' WHERE id = ?",
+        "UPDATE boards SET scanned = '{\"squares\": [[{\"terrain\": \"lava\"}]]}' WHERE id = ?",
+        "UPDATE boards SET notes = '3', extras = '[1]' WHERE id = ?",
+        "UPDATE boards SET corners = '[1, 2]' WHERE id = ?",
+        "UPDATE edits SET terrain = 'lava' WHERE board = ?",
+    ],
+    ids=["not-json", "lava", "wrong-types", "corners", "correction"],
+)
+def test_a_damaged_row_is_one_line_and_hides_no_other_game(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "games.sqlite3"
+    with GameStore.open(f"sqlite:///{path}") as store:
+        damaged, sound = store.create_game(["Ann"]), store.create_game(["Bob", "Cy"])
+        for code in (damaged, sound):
+            player = store.load(code).players[0].id
+            board = store.save_reading(code, player, scan_reading())
+            store.set_square(code, player, (0, 0), Square(Terrain.MINE, 1))
+        board = store.load(damaged).players[0].board.id
+    with sqlite3.connect(path) as connection:
+        connection.execute(damage, (board,))
+    with GameStore.open(f"sqlite:///{path}") as store:
+        with pytest.raises(StoreError, match=f"board {board} in the game database is damaged") as caught:
+            store.load(damaged)
+        assert "\n" not in str(caught.value)
+        assert sound in [h.code for h in store.history()]  # Past games still lists the others
+        assert store.load(sound).players[0].board.kingdom[(0, 0)] == Square(Terrain.MINE, 1)
+
+
 def test_migrations_run_once_in_order_from_an_empty_database(tmp_path: Path) -> None:
     empty = tmp_path / "empty.sqlite3"
     empty.write_bytes(b"")  # an empty file is an empty SQLite database
