@@ -721,9 +721,8 @@ def show_frame_editor(s: page.PageState) -> None:
     ):
         if not st.session_state.get(box):  # drawn only when open: it is the heaviest image of the page
             return
-        try:
-            preview = page.decode_jpeg(player.preview_jpeg)
-        except ValueError:  # a damaged record: the board stays, only its photo is lost
+        preview = page.drawing.readable_jpeg(player.preview_jpeg)  # None: a damaged record, the board stays
+        if preview is None:
             st.caption("This photo's stored copy is damaged and cannot be shown: take or upload it again.")
             return
         draft = draft_for(player, preview)

@@ -80,6 +80,14 @@ def decode_jpeg(data: bytes) -> np.ndarray:
     return rgb
 
 
+def readable_jpeg(data: bytes) -> np.ndarray | None:
+    """``decode_jpeg``, or None when the bytes cannot be decoded (a damaged stored image)."""
+    try:
+        return decode_jpeg(data)
+    except ValueError:
+        return None
+
+
 @lru_cache(maxsize=64)
 def kingdom_jpeg(
     kingdom: Kingdom,

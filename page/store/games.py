@@ -20,7 +20,15 @@ from page.edits import GameFileError, check_index
 from page.store import schema
 from page.store.backends import Backend
 from page.store.codes import checked_code, key, new_code
-from page.store.errors import ConnectionLost, DamagedRecord, StaleBoard, StoreError, VersionConflict, first_line, shown
+from page.store.errors import (
+    ConnectionLost,
+    DamagedRecord,
+    StaleBoard,
+    StoreError,
+    VersionConflict,
+    first_line,
+    shown,
+)
 from page.store.opening import open_database
 from page.store.records import (
     MAX_ROUNDS,
@@ -259,7 +267,8 @@ class GameStore:
                 )
                 self._summaries[row[0]] = (row[1], summarize(game))
         # a game with a damaged row is left out, rather than hiding every other game
-        return [self._summaries[row[0]][1] for row in rows if self._summaries.get(row[0], (None,))[0] == row[1]]
+        current = [self._summaries.get(row[0]) for row in rows]
+        return [kept[1] for kept, row in zip(current, rows, strict=True) if kept and kept[0] == row[1]]
 
     def _readable_players(self, codes: list[str]) -> dict[str, list[StoredPlayer]]:
         """The players of the games ``codes`` for the history, without the games a damaged row spoils."""

@@ -556,7 +556,7 @@ def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_pat
     "damage",
     [
         "UPDATE boards SET scanned = '{not json' WHERE id = ?",
-        "UPDATE boards SET scanned = '{\"squares\": [[{\"terrain\": \"lava\"}]]}' WHERE id = ?",
+        'UPDATE boards SET scanned = \'{"squares": [[{"terrain": "lava"}]]}\' WHERE id = ?',
         "UPDATE boards SET notes = '3', extras = '[1]' WHERE id = ?",
         "UPDATE boards SET corners = '[1, 2]' WHERE id = ?",
         "UPDATE edits SET terrain = 'lava' WHERE board = ?",
