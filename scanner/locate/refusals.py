@@ -110,8 +110,9 @@ class BlackAndWhite(LocatorRefusal):
     )
 
 
-#: The refusals a photo's missing colours may explain (not its size, framing or sharpness).
-COLOUR_REFUSALS = (NoGridFound, NotTerrainColours, PlainSquares, SquaresAlike)
+#: The refusals a photo's missing colours may explain: no grid seen, or too few colourful squares (not the
+#: squares' pictures, the photo's size, framing or sharpness, which grey shows as well).
+COLOUR_REFUSALS = (NoGridFound, NotTerrainColours)
 
 
 def in_black_and_white(refusal: LocatorRefusal) -> LocatorRefusal:

@@ -153,7 +153,7 @@ def test_array_input_and_a_photo_without_kingdom(fake_scanner, scene) -> None:
 
 
 def test_a_black_and_white_photo_without_a_kingdom_is_told_its_colours_are_missing(scene) -> None:
-    from scanner.locate import BlackAndWhite, NoGridFound, TooSmall
+    from scanner.locate import BlackAndWhite, NoGridFound, PlainSquares, TooSmall
 
     def refuse(refusal):
         def locate(*args, **kwargs):
@@ -168,8 +168,9 @@ def test_a_black_and_white_photo_without_a_kingdom_is_told_its_colours_are_missi
     assert "\n" not in str(caught.value)
     with pytest.raises(NoGridFound):  # a colour photo keeps its reason
         refuse(NoGridFound()).scan(colour)
-    with pytest.raises(TooSmall):  # and so does a reason the colours cannot explain
-        refuse(TooSmall(8.0)).scan(grey)
+    for kept in (TooSmall(8.0), PlainSquares()):  # and so does a reason grey shows as well
+        with pytest.raises(type(kept)):
+            refuse(kept).scan(grey)
 
 
 def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
