@@ -537,6 +537,27 @@ def test_a_corrupt_file_is_left_alone_and_a_fresh_store_opens_beside_it(
     assert _untouched(path) == before
 
 
+def test_a_read_only_file_says_so_once_and_each_change_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    with GameStore.open(f"sqlite:///{path}") as store:
+        code = store.create_game(["Ann"])
+    if os.getuid() == 0:  # root writes through file modes: the file is made immutable instead
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("chattr cannot make a file immutable here")
+    else:
+        path.chmod(0o444)
+    try:
+        with GameStore.open(f"sqlite:///{path}") as store:
+            assert store.warning.endswith("is read-only: its games open, but no change is kept")
+            assert store.path == path and store.load(code).players[0].name == "Ann"
+            with pytest.raises(StoreError, match="readonly") as caught:
+                store.add_player(code, "Bob")
+            assert "\n" not in str(caught.value)
+    finally:
+        if os.getuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
 def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_path: Path) -> None:
     foreign = tmp_path / "foreign.sqlite3"
     with sqlite3.connect(foreign) as connection:
