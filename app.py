@@ -721,7 +721,10 @@ def show_frame_editor(s: page.PageState) -> None:
     ):
         if not st.session_state.get(box):  # drawn only when open: it is the heaviest image of the page
             return
-        preview = page.decode_jpeg(player.preview_jpeg)
+        preview = page.drawing.readable_jpeg(player.preview_jpeg)  # None: a damaged record, the board stays
+        if preview is None:
+            st.caption("This photo's stored copy is damaged and cannot be shown: take or upload it again.")
+            return
         draft = draft_for(player, preview)
         on_preview = np.asarray(draft.corners, float) * player.preview_scale
         image = page.draw_frame(preview, on_preview, draft.grid_size, draft.selected)

@@ -304,5 +304,7 @@ class Kingdom:
                 ) from None
             except RecursionError:
                 raise BoardFormatError("invalid JSON: nested too deeply to be a board") from None
+            except ValueError:  # the one other refusal of json.loads: a number of thousands of digits
+                raise BoardFormatError("invalid JSON: a number far too long to be a board's") from None
             return cls.from_dict(data)
         return cls.from_text(text)

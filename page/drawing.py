@@ -80,6 +80,14 @@ def decode_jpeg(data: bytes) -> np.ndarray:
     return rgb
 
 
+def readable_jpeg(data: bytes) -> np.ndarray | None:
+    """``decode_jpeg``, or None when the bytes cannot be decoded (a damaged stored image)."""
+    try:
+        return decode_jpeg(data)
+    except ValueError:
+        return None
+
+
 @lru_cache(maxsize=64)
 def kingdom_jpeg(
     kingdom: Kingdom,
@@ -119,8 +127,9 @@ def draw_kingdom(
     a '?', corrected squares in blue; a highlighted territory outlined in yellow with the rest dimmed."""
     size = kingdom.grid_size
     canvas_px = size * cell_px
-    if rectified_jpeg is not None:
-        canvas = photo_canvas(rectified_jpeg, canvas_px).copy()
+    photo = _readable_photo(rectified_jpeg, canvas_px)
+    if photo is not None:
+        canvas = photo.copy()
     else:
         canvas = np.zeros((canvas_px, canvas_px, 3), np.uint8)
         for (r, c), square in kingdom.cells():
@@ -169,6 +178,17 @@ def draw_kingdom(
         cv2.rectangle(canvas, corner_a, corner_b, (0, 0, 0), 5)
         cv2.rectangle(canvas, corner_a, corner_b, (255, 255, 255), 2)
     return canvas
+
+
+def _readable_photo(rectified_jpeg: bytes | None, canvas_px: int) -> np.ndarray | None:
+    """The kingdom's photo at the drawn size; None without one, or when its stored copy cannot be decoded
+    (a damaged record: the board is drawn in its terrain colours, still usable, rather than lost)."""
+    if rectified_jpeg is None:
+        return None
+    try:
+        return photo_canvas(rectified_jpeg, canvas_px)
+    except ValueError:
+        return None
 
 
 def _crowns(canvas: np.ndarray, count: int, right: int, middle: int) -> None:

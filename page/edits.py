@@ -206,6 +206,10 @@ def read_json(text: str | bytes) -> Any:
         return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise GameFileError(f"not a game file (invalid JSON: {getattr(error, 'msg', error)})") from None
+    except RecursionError:
+        raise GameFileError("not a game file (invalid JSON: nested too deeply)") from None
+    except ValueError:  # the one other refusal of json.loads: a number of thousands of digits
+        raise GameFileError("not a game file (invalid JSON: a number far too long)") from None
 
 
 def game_file_games(data: Any) -> tuple[str, list[dict]]:

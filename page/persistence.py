@@ -17,7 +17,7 @@ from typing import Protocol
 from page.edits import GameFileError
 from page.gamefile import state_from_record, state_record
 from page.state import PageState
-from page.store import VersionConflict
+from page.store import StoreError, VersionConflict
 
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud across a table
 CODE_LENGTH = 6
@@ -87,7 +87,7 @@ def open_game(storage: GameStorage, code: object) -> tuple[PageState | None, str
         return None, ""
     try:
         return storage.load(str(code)), ""
-    except GameFileError as error:
+    except (GameFileError, StoreError) as error:
         return None, f"game {code} could not be opened ({error}); a new game was started"
     except Exception as error:  # noqa: BLE001 - a store that fails must not take the page down
         return None, f"game {code} could not be opened ({type(error).__name__}); a new game was started"

@@ -201,7 +201,9 @@ def _check_header(data: bytes, max_side: int | None) -> Image.Image:
 def _decode(data: bytes, label: str, max_side: int | None) -> Photo:
     header = _check_header(data, max_side)
     width, height = header.size
-    orientation = _orientation(header)
+    # on a header of its own: Pillow finds a PNG's EXIF by decoding its pixels, and a failed decode there
+    # would leave ``header`` half-loaded, its pixels then taken for the photo (black below the damage)
+    orientation = _orientation(_open_header(data))
 
     image: np.ndarray | None = None
     grayscale = header.mode in ("1", "L", "LA", "La", "I", "I;16", "I;16B", "I;16L", "I;16N", "F")

@@ -32,9 +32,11 @@ from scanner.locate import (
     DEFAULT_SETTINGS,
     FrameUnreliable,
     Located,
+    LocatorRefusal,
     LocatorSettings,
     TooSmall,
     fit_frame,
+    in_black_and_white,
     locate_kingdom,
 )
 from scanner.overlay import draw_lattice, draw_readings
@@ -233,6 +235,10 @@ class KingdomScanner:
                 located = self.locate(image, grid=grid, grayscale=grayscale, settings=settings)
             except TooSmall as refusal:  # the sizes the player can act on are the photo's, not the copy's
                 raise refusal.in_photo(scale) from None
+            except LocatorRefusal as refusal:
+                if not grayscale:
+                    raise
+                raise in_black_and_white(refusal) from None
         else:
             located = located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0

@@ -53,6 +53,10 @@ def scan_main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     grid = args.grid if args.grid == "auto" else int(args.grid)
+    problem = _debug_folder_problem(args.debug_dir) if args.debug_dir is not None else ""
+    if problem:  # said before any photo is scanned, not as a traceback after the first
+        print(f"kingdomino scan: --debug-dir {args.debug_dir}: {problem}", file=sys.stderr)
+        return 2
     refused = _refused_unread(args.photos)  # a missing or unusable file is said before the model loads
     readable = [photo for photo in args.photos if photo not in refused]
     if not readable:
@@ -82,6 +86,19 @@ def scan_main(argv: Sequence[str]) -> int:
     finally:
         if pool is not None:
             pool.close()
+
+
+def _debug_folder_problem(directory: Path) -> str:
+    """Why the debug images cannot be written in ``directory`` ('' when they can); it is made if missing."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        return "a file of that name is in the way; give a folder"
+    except OSError as error:
+        return f"the folder cannot be made ({error.strerror or 'input/output error'})"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return "the folder cannot be written to (permission denied)"
+    return ""
 
 
 def _refused_unread(photos: Sequence[str]) -> dict[str, ScanError]:

@@ -21,6 +21,10 @@ class VersionConflict(StoreError):
     """Another phone changed the game since this one loaded it; nothing was written (load and retry)."""
 
 
+class DamagedRecord(StoreError):
+    """A row of the database that cannot be read back (changed by hand, or by a damaged disk)."""
+
+
 class NotOurs(Exception):
     """A database this store must not write to (another program's, or a newer schema)."""
 

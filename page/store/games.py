@@ -20,7 +20,15 @@ from page.edits import GameFileError, check_index
 from page.store import schema
 from page.store.backends import Backend
 from page.store.codes import checked_code, key, new_code
-from page.store.errors import ConnectionLost, StaleBoard, StoreError, VersionConflict, first_line, shown
+from page.store.errors import (
+    ConnectionLost,
+    DamagedRecord,
+    StaleBoard,
+    StoreError,
+    VersionConflict,
+    first_line,
+    shown,
+)
 from page.store.opening import open_database
 from page.store.records import (
     MAX_ROUNDS,
@@ -29,6 +37,7 @@ from page.store.records import (
     Reading,
     StoredEdit,
     StoredGame,
+    StoredPlayer,
     summarize,
 )
 from page.store.replace import write_content
@@ -250,14 +259,29 @@ class GameStore:
                 (int(limit),),
             ).fetchall()
             changed = [row[0] for row in rows if self._summaries.get(row[0], (None,))[0] != row[1]]
-            players = load_players(self._db, changed, light=True) if changed else {}
+            players = self._readable_players(changed)
         for row in rows:
             if row[0] in players:
                 game = StoredGame(
                     row[0], row[1], row[2], row[3], row[4], bool(row[5]), bool(row[6]), tuple(players[row[0]])
                 )
                 self._summaries[row[0]] = (row[1], summarize(game))
-        return [self._summaries[row[0]][1] for row in rows]
+        # a game with a damaged row is left out, rather than hiding every other game
+        current = [self._summaries.get(row[0]) for row in rows]
+        return [kept[1] for kept, row in zip(current, rows, strict=True) if kept and kept[0] == row[1]]
+
+    def _readable_players(self, codes: list[str]) -> dict[str, list[StoredPlayer]]:
+        """The players of the games ``codes`` for the history, without the games a damaged row spoils."""
+        try:
+            return load_players(self._db, codes, light=True) if codes else {}
+        except DamagedRecord:
+            readable: dict[str, list[StoredPlayer]] = {}
+            for code in codes:
+                try:
+                    readable |= load_players(self._db, [code], light=True)
+                except DamagedRecord:
+                    continue
+            return readable
 
     @_reconnecting
     def set_options(

@@ -109,6 +109,8 @@ def open_sqlite(path: Path, settings: StoreSettings) -> Opened:
                         f"the game database {path} {first_problem}; it was left as it is, and games "
                         f"are now kept in {candidate}"
                     )
+                elif existed and not os.access(candidate, os.W_OK):  # SQLite opens it read-only, silently
+                    warning = f"the game database {path} is read-only: its games open, but no change is kept"
                 return Opened(backend, f"SQLite file {candidate}", warning, candidate, not existed)
         first_problem = first_problem or problem
     return open_memory(

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
 from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import SquareReading
 from page.store.backends import Backend
+from page.store.errors import DamagedRecord
 from page.store.records import Reading, StoredBoard, StoredEdit, StoredPlayer
 
 
@@ -171,9 +173,9 @@ def load_players(
     edits, images = _edits_and_images(db, [row[0] for row in rows])
     boards: dict[int, list[StoredBoard]] = {}
     for row in sorted(rows, key=lambda r: r[0]):
-        board = StoredBoard(
-            row[0], reading_from_row(row), tuple(edits[row[0]]), tuple(images[row[0]]), row[2]
-        )
+        with _damaged(f"board {row[0]}"):
+            reading = reading_from_row(row)
+        board = StoredBoard(row[0], reading, tuple(edits[row[0]]), tuple(images[row[0]]), row[2])
         boards.setdefault(row[1], []).append(board)
     result: dict[str, list[StoredPlayer]] = {code: [] for code in codes}
     for player_id, game, name, round_number, seat in players:
@@ -184,6 +186,15 @@ def load_players(
             StoredPlayer(player_id, name, round_number, seat, current, count, tuple(own[:-1]))
         )
     return result
+
+
+@contextmanager
+def _damaged(what: str) -> Iterator[None]:
+    """A row that cannot be read back becomes a DamagedRecord naming it, in one line."""
+    try:
+        yield
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        raise DamagedRecord(f"{what} in the game database is damaged and cannot be read") from None
 
 
 def _board_rows(db: Backend, board_ids: Sequence[int], light: bool) -> list[Any]:
@@ -213,7 +224,8 @@ def _edits_and_images(
         f"WHERE board IN ({marks}) ORDER BY seq, id",
         board_ids,
     ):
-        square = Square(Terrain(e[4]), e[5]) if e[1] == "set" else None
+        with _damaged(f"a correction of board {e[0]}"):
+            square = Square(Terrain(e[4]), e[5]) if e[1] == "set" else None
         cell = (e[2], e[3]) if e[1] == "set" else (0, 0)
         edits[e[0]].append(StoredEdit(e[1], cell, square, e[6] or 0, e[7], e[8]))
     for board_id, kind in db.execute(

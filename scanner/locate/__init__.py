@@ -15,6 +15,7 @@ from scanner.locate.attempts import TWO_KINGDOMS_NOTE, Located, locate_kingdom, 
 from scanner.locate.judge import Verdict, judge_content
 from scanner.locate.refine import fit_frame, seam_support
 from scanner.locate.refusals import (
+    BlackAndWhite,
     CutOff,
     FrameUnreliable,
     LocatorRefusal,
@@ -25,6 +26,7 @@ from scanner.locate.refusals import (
     PlainSquares,
     SquaresAlike,
     TooSmall,
+    in_black_and_white,
 )
 from scanner.locate.search import levelled
 from scanner.locate.settings import ALL_ATTEMPTS, DEFAULT_SETTINGS, LocatorSettings
@@ -33,6 +35,7 @@ __all__ = [
     "ALL_ATTEMPTS",
     "DEFAULT_SETTINGS",
     "TWO_KINGDOMS_NOTE",
+    "BlackAndWhite",
     "CutOff",
     "FrameUnreliable",
     "Located",
@@ -47,6 +50,7 @@ __all__ = [
     "TooSmall",
     "Verdict",
     "fit_frame",
+    "in_black_and_white",
     "judge_content",
     "levelled",
     "locate_kingdom",

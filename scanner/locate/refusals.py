@@ -99,6 +99,31 @@ class FrameUnreliable(LocatorRefusal):
     rank = 1
 
 
+class BlackAndWhite(LocatorRefusal):
+    """Raised by the scanner for a black-and-white photo in which no kingdom was seen: the squares are told
+    from the table by their colours, so the missing colours are the likeliest cause, and one the player
+    can mend."""
+
+    reason = (
+        "no kingdom found in this black-and-white photo: the scanner tells Kingdomino squares by their "
+        "colours; take the photo in colour"
+    )
+
+
+#: The refusals a photo's missing colours may explain: no grid seen, or too few colourful squares (not the
+#: squares' pictures, the photo's size, framing or sharpness, which grey shows as well).
+COLOUR_REFUSALS = (NoGridFound, NotTerrainColours)
+
+
+def in_black_and_white(refusal: LocatorRefusal) -> LocatorRefusal:
+    """The refusal to give for a black-and-white photo: one its missing colours may explain says so."""
+    if not isinstance(refusal, COLOUR_REFUSALS):
+        return refusal
+    grey = BlackAndWhite(overlay=refusal.overlay)
+    grey.path = list(refusal.path)
+    return grey
+
+
 def most_telling(refusals: list[LocatorRefusal]) -> LocatorRefusal:
     """The refusal that tells the player most: the highest rank, the first met among equals."""
     if not refusals:

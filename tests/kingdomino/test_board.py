@@ -169,6 +169,7 @@ def test_long_tokens_are_cut_short_in_messages() -> None:
             "row 2 has 1",
         ),
         ("[" * 50_000, "nested too deeply"),
+        ('{"squares": [[{"terrain": "wheat", "crowns": 1' + "0" * 5000 + "}]]}", "number far too long"),
     ],
 )
 def test_bad_json_is_refused_with_a_one_line_reason(text: str, words: str) -> None:

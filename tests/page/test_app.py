@@ -192,6 +192,16 @@ def test_a_photo_without_a_kingdom_shows_no_score_and_offers_the_frame():
     assert any("Frame corners" in c.value for c in at.caption)
 
 
+def test_a_damaged_stored_photo_costs_only_its_picture():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    blank = cv2.imencode(".jpg", np.full((600, 800, 3), 120, np.uint8))[1].tobytes()
+    upload(at, "table.jpg", blank)  # no kingdom: the frame editor opens on the photo
+    at.session_state["page"].player.preview_jpeg = b"\xff\xd8\xff\xe0 a damaged record"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("stored copy is damaged" in c.value for c in at.caption)
+
+
 def test_game_file_round_trip_through_the_page(opened: AppTest):
     at = opened
     saved = gamefile.export_game(at.session_state["page"])

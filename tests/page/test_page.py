@@ -329,6 +329,8 @@ def test_game_export_import_round_trip():
     ("text", "reason"),
     [
         ("not json", "invalid JSON"),
+        ("[" * 50_000, "invalid JSON"),
+        ('{"format": 1' + "0" * 5000 + "}", "invalid JSON"),
         ("[]", "format"),
         ('{"format": "kingdomino-scanner/game", "version": 9}', "version"),
         ('{"format": "kingdomino-scanner/game", "version": 1, "games": []}', "1 to 3 games"),
@@ -457,6 +459,14 @@ def test_drawing_a_hand_entered_board_uses_terrain_colours():
     image = draw(page.player)
     assert image.shape == (7 * drawing.CELL_PX,) * 2 + (3,)
     assert tuple(image[10, 10]) == drawing.TERRAIN_RGB[Terrain.EMPTY]
+
+
+def test_a_kingdom_whose_stored_photo_is_damaged_is_drawn_in_terrain_colours():
+    page = scanned_state()
+    page.player.rectified_jpeg = b"\xff\xd8\xff\xe0 a damaged record"
+    image = draw(page.player)
+    assert image.shape == (5 * drawing.CELL_PX,) * 2 + (3,)
+    assert tuple(image[10, 10]) == drawing.TERRAIN_RGB[page.player.kingdom[(0, 0)].terrain]
 
 
 def test_the_frame_is_drawn_thick_with_its_corners():

@@ -123,6 +123,11 @@ def test_the_demo_is_kept_unranked_without_its_photo(storage: StoreStorage):
 
 def test_open_game_through_the_store_says_why_in_one_line(storage: StoreStorage):
     assert open_game(storage, "bread") == (None, "")
+    storage.save("bread", scanned_state(), 0)
+    storage.store._db.execute("UPDATE boards SET scanned = '{not json'")  # a row changed by hand
+    opened, message = open_game(storage, "bread")
+    assert opened is None and "\n" not in message
+    assert "could not be opened (board" in message and "game database is damaged" in message
     storage.store.close()  # a store that fails: the page starts afresh and says so
     opened, message = open_game(storage, "bread")
     assert opened is None and "could not be opened" in message and "\n" not in message

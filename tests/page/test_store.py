@@ -537,6 +537,27 @@ def test_a_corrupt_file_is_left_alone_and_a_fresh_store_opens_beside_it(
     assert _untouched(path) == before
 
 
+def test_a_read_only_file_says_so_once_and_each_change_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    with GameStore.open(f"sqlite:///{path}") as store:
+        code = store.create_game(["Ann"])
+    if os.getuid() == 0:  # root writes through file modes: the file is made immutable instead
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("chattr cannot make a file immutable here")
+    else:
+        path.chmod(0o444)
+    try:
+        with GameStore.open(f"sqlite:///{path}") as store:
+            assert store.warning.endswith("is read-only: its games open, but no change is kept")
+            assert store.path == path and store.load(code).players[0].name == "Ann"
+            with pytest.raises(StoreError, match="readonly") as caught:
+                store.add_player(code, "Bob")
+            assert "\n" not in str(caught.value)
+    finally:
+        if os.getuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
 def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_path: Path) -> None:
     foreign = tmp_path / "foreign.sqlite3"
     with sqlite3.connect(foreign) as connection:
@@ -550,6 +571,36 @@ def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_pat
         with GameStore.open(f"sqlite:///{path}") as store:
             assert reason in store.warning and store.path == replacement_path(path)
         assert _untouched(path) == before
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE boards SET scanned = '{not json' WHERE id = ?",
+        'UPDATE boards SET scanned = \'{"squares": [[{"terrain": "lava"}]]}\' WHERE id = ?',
+        "UPDATE boards SET notes = '3', extras = '[1]' WHERE id = ?",
+        "UPDATE boards SET corners = '[1, 2]' WHERE id = ?",
+        "UPDATE edits SET terrain = 'lava' WHERE board = ?",
+    ],
+    ids=["not-json", "lava", "wrong-types", "corners", "correction"],
+)
+def test_a_damaged_row_is_one_line_and_hides_no_other_game(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "games.sqlite3"
+    with GameStore.open(f"sqlite:///{path}") as store:
+        damaged, sound = store.create_game(["Ann"]), store.create_game(["Bob", "Cy"])
+        for code in (damaged, sound):
+            player = store.load(code).players[0].id
+            board = store.save_reading(code, player, scan_reading())
+            store.set_square(code, player, (0, 0), Square(Terrain.MINE, 1))
+        board = store.load(damaged).players[0].board.id
+    with sqlite3.connect(path) as connection:
+        connection.execute(damage, (board,))
+    with GameStore.open(f"sqlite:///{path}") as store:
+        with pytest.raises(StoreError, match=f"board {board} in the game database is damaged") as caught:
+            store.load(damaged)
+        assert "\n" not in str(caught.value)
+        assert sound in [h.code for h in store.history()]  # Past games still lists the others
+        assert store.load(sound).players[0].board.kingdom[(0, 0)] == Square(Terrain.MINE, 1)
 
 
 def test_migrations_run_once_in_order_from_an_empty_database(tmp_path: Path) -> None:

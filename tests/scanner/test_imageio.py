@@ -95,6 +95,13 @@ def test_truncated_jpeg(tmp_path: Path) -> None:
         assert "incomplete" in error_of(cut)
 
 
+def test_png_damaged_part_way_is_refused_not_read_as_black() -> None:
+    rows = np.random.default_rng(5).integers(0, 255, (300, 1 + 400 * 3), np.uint8)
+    rows[:, 0] = 0  # each row's filter byte...
+    rows[150, 0] = 9  # ...and one that no PNG filter has: the pixels below it cannot be decoded
+    assert "damaged" in error_of(forged_png(400, 300, pixels=rows.tobytes()))
+
+
 def test_png_header_claiming_100000_by_100000_is_refused_before_decoding() -> None:
     message = error_of(forged_png(100_000, 100_000))
     assert f"{MAX_PIXELS // 1_000_000} megapixels" in message and "too large" in message

@@ -152,6 +152,27 @@ def test_array_input_and_a_photo_without_kingdom(fake_scanner, scene) -> None:
         fake_scanner.scan(scene.image, grid=6)
 
 
+def test_a_black_and_white_photo_without_a_kingdom_is_told_its_colours_are_missing(scene) -> None:
+    from scanner.locate import BlackAndWhite, NoGridFound, PlainSquares, TooSmall
+
+    def refuse(refusal):
+        def locate(*args, **kwargs):
+            raise refusal
+
+        return KingdomScanner(classifier=ColourClassifier(), locate=locate)
+
+    grey = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY))[1].tobytes()
+    colour = cv2.imencode(".jpg", scene.image)[1].tobytes()
+    with pytest.raises(BlackAndWhite, match="black-and-white photo") as caught:
+        refuse(NoGridFound()).scan(grey)
+    assert "\n" not in str(caught.value)
+    with pytest.raises(NoGridFound):  # a colour photo keeps its reason
+        refuse(NoGridFound()).scan(colour)
+    for kept in (TooSmall(8.0), PlainSquares()):  # and so does a reason grey shows as well
+        with pytest.raises(type(kept)):
+            refuse(kept).scan(grey)
+
+
 def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
     """End to end with the trained model: the README's sample photo and its true board."""
     truth = json.loads((SAMPLES / "sample_table.json").read_text())

@@ -62,6 +62,20 @@ def test_debug_dir_gets_the_lattice_and_the_labelled_squares(photos: Path, tmp_p
     assert all(cv2.imread(str(tmp_path / name)) is not None for name in written)
 
 
+def test_a_debug_dir_that_cannot_be_a_folder_is_said_in_one_line_before_scanning(
+    photos: Path, tmp_path: Path, capsys
+) -> None:
+    in_the_way = tmp_path / "debug"
+    in_the_way.write_text("a file, not a folder\n")
+    for debug in (in_the_way, in_the_way / "below"):
+        assert main(["scan", "--debug-dir", str(debug), str(photos / "table.jpg")]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and "Traceback" not in captured.err
+        assert captured.err.startswith(f"kingdomino scan: --debug-dir {debug}: ")
+        assert captured.err.count("\n") == 1
+    assert in_the_way.read_text() == "a file, not a folder\n"
+
+
 def test_bad_grid_option_is_a_usage_error(photos: Path, capsys) -> None:
     assert main(["scan", "--grid", "6", str(photos / "table.jpg")]) == 2
     assert "Traceback" not in capsys.readouterr().err
