@@ -238,7 +238,7 @@ class KingdomScanner:
             except LocatorRefusal as refusal:
                 if not grayscale:
                     raise
-                raise in_black_and_white(refusal) from None
+                raise in_black_and_white(refusal, float(np.percentile(image[::8, ::8], 99))) from None
         else:
             located = located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0

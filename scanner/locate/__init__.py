@@ -25,6 +25,7 @@ from scanner.locate.refusals import (
     PhotoTooSmall,
     PlainSquares,
     SquaresAlike,
+    TooDark,
     TooSmall,
     in_black_and_white,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "PhotoTooSmall",
     "PlainSquares",
     "SquaresAlike",
+    "TooDark",
     "TooSmall",
     "Verdict",
     "fit_frame",

@@ -115,11 +115,28 @@ class BlackAndWhite(LocatorRefusal):
 COLOUR_REFUSALS = (NoGridFound, NotTerrainColours)
 
 
-def in_black_and_white(refusal: LocatorRefusal) -> LocatorRefusal:
-    """The refusal to give for a black-and-white photo: one its missing colours may explain says so."""
+class TooDark(LocatorRefusal):
+    """Raised by the scanner for a photo without colours because it shows almost nothing: a nearly black
+    photo has no colours to tell, and its cause is the light, not the camera's mode."""
+
+    reason = (
+        "no kingdom found: the photo is almost black; add light (a lamp, or the phone's flash) and take it "
+        "again"
+    )
+
+
+#: The brightest hundredth of a photo darker than this (of 255) is a photo too dark to show anything, not one
+#: taken in black and white: its channels agree because all of them are near zero.
+DARK_PHOTO = 32
+
+
+def in_black_and_white(refusal: LocatorRefusal, brightest: float = 255.0) -> LocatorRefusal:
+    """The refusal to give for a photo without colours (``brightest``: its brightest hundredth's grey):
+    one its missing colours may explain says so, or that the photo is too dark to show them."""
     if not isinstance(refusal, COLOUR_REFUSALS):
         return refusal
-    grey = BlackAndWhite(overlay=refusal.overlay)
+    kind = TooDark if brightest < DARK_PHOTO else BlackAndWhite
+    grey = kind(overlay=refusal.overlay)
     grey.path = list(refusal.path)
     return grey
 

@@ -153,7 +153,7 @@ def test_array_input_and_a_photo_without_kingdom(fake_scanner, scene) -> None:
 
 
 def test_a_black_and_white_photo_without_a_kingdom_is_told_its_colours_are_missing(scene) -> None:
-    from scanner.locate import BlackAndWhite, NoGridFound, PlainSquares, TooSmall
+    from scanner.locate import BlackAndWhite, NoGridFound, PlainSquares, TooDark, TooSmall
 
     def refuse(refusal):
         def locate(*args, **kwargs):
@@ -171,6 +171,9 @@ def test_a_black_and_white_photo_without_a_kingdom_is_told_its_colours_are_missi
     for kept in (TooSmall(8.0), PlainSquares()):  # and so does a reason grey shows as well
         with pytest.raises(type(kept)):
             refuse(kept).scan(grey)
+    black = cv2.imencode(".jpg", (scene.image // 64).astype(np.uint8))[1].tobytes()
+    with pytest.raises(TooDark, match="almost black"):  # colourless because it shows nothing: the light
+        refuse(NoGridFound()).scan(black)
 
 
 def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
