@@ -100,6 +100,12 @@ UNFAMILIAR_NOTE = (
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
 PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; check them"
+#: The squares of a kingdom whose motion blur was undone (reading.deblurred_kingdom) are read less surely than
+#: the classifier says, and more of them are flagged (reading.ReadingSettings.deblurred_margin): say why.
+SMEARED_NOTE = (
+    "the photo is smeared (camera moved): its squares were sharpened before reading; "
+    "check the marked squares, or hold the phone still"
+)
 
 
 @dataclass
@@ -329,6 +335,8 @@ class KingdomScanner:
         pieces = (frame.details.review or {}).get("piece") if frame.details is not None else None
         if pieces is not None and pieces.any():
             frame.notes.append(PIECE_NOTE.format(count=int(pieces.sum())))
+        if frame.details is not None and frame.details.deblurred:
+            frame.notes.append(SMEARED_NOTE)
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
@@ -380,7 +388,8 @@ class KingdomScanner:
         elif rectified is None:
             rectified = rectify(detail[0], detail[1] @ homography, n)
         # a motion blur undone for the classifier only: the castle and pieces are looked for as photographed
-        crops = cut_squares(restored := deblurred_kingdom(rectified, n, self.reading), n)
+        restored, smear = deblurred_kingdom(rectified, n, self.reading)
+        crops = cut_squares(restored, n)
         timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -434,7 +443,7 @@ class KingdomScanner:
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
             pieces=on_piece,
-            deblurred=restored is not rectified,
+            deblurred=smear is not None,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | any_reason(details.review)
