@@ -2,6 +2,7 @@
 
 python -m benchmarks.flag_calibration collect --source hard --split dev --count 200 [--truth-frame]
 python -m benchmarks.flag_calibration collect --source outside --split dev --count 60
+python -m benchmarks.flag_calibration collect --source outside --truth-frame --seeds 200005 200007 ...
 python -m benchmarks.flag_calibration report out/flags/*.npz
 
 ``collect`` scans development photos (the hard bench's or the independent generator's hard tables, each
@@ -173,7 +174,7 @@ def square_records(
 def _hard(args, scanner, records: list) -> None:
     from benchmarks.hard import measure_photo, split_seeds
 
-    for seed in _chosen(args, split_seeds(args.split, None if args.seeds else args.start + args.count)):
+    for seed in chosen_seeds(args, split_seeds(args.split, None if args.seeds else args.start + args.count)):
 
         def keep(result, truth_kingdom, seed=seed, condition=None):
             n = truth_kingdom.grid_size
@@ -201,7 +202,7 @@ def _outside(args, scanner, records: list) -> None:
     from scanner.errors import ScanError
 
     first = outside_hard.SPLITS[args.split]
-    for seed in _chosen(args, list(range(first, first + OUTSIDE_DEV))):
+    for seed in chosen_seeds(args, list(range(first, first + OUTSIDE_DEV))):
         jpeg, truth = outside_hard.generate(seed)
         n = truth["grid_size"]
         corners = np.asarray(truth["corners"], float)
@@ -234,7 +235,7 @@ def _outside(args, scanner, records: list) -> None:
         save(records, args)
 
 
-def _chosen(args, split: list[int]) -> list[int]:
+def chosen_seeds(args, split: list[int]) -> list[int]:
     """The split's seeds to scan: ``--seeds`` (each a development seed), else START .. START+COUNT."""
     if not args.seeds:
         return split[args.start : args.start + args.count]

@@ -102,8 +102,8 @@ class ReadingSettings:
     #: merge: deblur, blurread and the reviews")
     deblur_anisotropy: float = 0.75
     #: a square read from a deconvolved kingdom is flagged under this margin (nats) rather than flag_margin
-    #: (docs/experiments.md, "At the merge: deblur, blurread and the reviews")
-    deblurred_margin: float = 5.0
+    #: (docs/experiments.md, "Calibrating the deconvolved squares and the smeared photo's note")
+    deblurred_margin: float = 4.5
 
 
 #: The settings a scanner reads with when none are given.
