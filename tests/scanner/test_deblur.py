@@ -13,6 +13,8 @@ import pytest
 from benchmarks.scenes import generate_scene
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
+from model.classifier import SquareClassifier
+from scanner.by_hand import located_by_hand
 from scanner.deblur import (
     Smear,
     cepstrum_smears,
@@ -23,6 +25,7 @@ from scanner.deblur import (
     wiener,
 )
 from scanner.decode import decode_kingdom
+from scanner.locate import FrameUnreliable, Located
 from scanner.reading import (
     DEFAULT_READING,
     ReadingDetails,
@@ -30,7 +33,7 @@ from scanner.reading import (
     deblurred_kingdom,
     review_reasons,
 )
-from scanner.recognizer import SMEARED_NOTE, KingdomScanner
+from scanner.recognizer import BLURRED_NOTE, SMEARED_NOTE, KingdomScanner
 from scanner.tall import lean_castle
 from tests.support.scan_fakes import ColourClassifier
 
@@ -255,6 +258,25 @@ def test_the_scanner_reads_a_smeared_kingdom_s_squares_deconvolved():
     assert deblurred == {DEFAULT_READING.deblur_clear: True, 0.0: False}
     # and the player is told why more squares are marked
     assert noted == deblurred
+
+
+@pytest.mark.model
+def test_a_frame_found_on_a_blurred_copy_is_judged_by_its_squares_as_read_deconvolved():
+    """The refusal of a frame found on a blurred copy counts the squares the reading flags, the deconvolved
+    ones under deblurred_margin included (docs/experiments.md, "Calibrating the deconvolved squares")."""
+    scene = generate_scene(6, size=(2400, 1800))
+    truth, corners = scene.upright()
+    photo = cv2.filter2D(scene.image, -1, line_psf(24, 10), borderType=cv2.BORDER_REFLECT)
+    hand = located_by_hand(corners, truth.grid_size, None)
+    found = Located(truth.grid_size, hand.corners, hand.homography, hand.square_px, deblurred=True)
+    classifier = SquareClassifier.load()  # the packaged model: the stand-in flags too many squares
+    result = KingdomScanner(classifier, locate=lambda *args, **kwargs: found).scan(photo)
+    assert result.details.deblurred and str(result.kingdom) == str(truth)
+    assert SMEARED_NOTE in result.notes and BLURRED_NOTE in result.notes
+    # every deconvolved square flagged: the frame no longer passes
+    every = ReadingSettings(deblurred_margin=50.0)
+    with pytest.raises(FrameUnreliable):
+        KingdomScanner(classifier, reading=every, locate=lambda *args, **kwargs: found).scan(photo)
 
 
 @pytest.mark.parametrize("length", [4.0, 12.0, 20.0])
