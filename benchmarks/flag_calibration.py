@@ -2,6 +2,7 @@
 
 python -m benchmarks.flag_calibration collect --source hard --split dev --count 200 [--truth-frame]
 python -m benchmarks.flag_calibration collect --source outside --split dev --count 60
+python -m benchmarks.flag_calibration collect --source outside --truth-frame --seeds 200005 200007 ...
 python -m benchmarks.flag_calibration report out/flags/*.npz
 
 ``collect`` scans development photos (the hard bench's or the independent generator's hard tables, each
@@ -28,6 +29,8 @@ from kingdomino.board import Square, Terrain
 from kingdomino.labels import LABEL_INDEX
 from scanner.reading import REVIEW_RULES
 
+#: the independent generator's development split: its first seed and this many after it
+OUTSIDE_DEV = 300
 OUT_DIR = Path(__file__).resolve().parent.parent / "out" / "flags"
 REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "margin") + tuple(
     f"review_{name}" for name in REVIEW_RULES
@@ -57,7 +60,7 @@ def photo_features(result, classifier=None, reading=None) -> dict[str, np.ndarra
     if classifier is not None:
         read = result.rectified
         if result.details is not None and result.details.deblurred:
-            read = deblurred_kingdom(read, n, reading or DEFAULT_READING)
+            read, _ = deblurred_kingdom(read, n, reading or DEFAULT_READING)
         crops = cut_squares(read, n)
         features["raw_own"] = np.asarray(classifier.predict_proba(crops, photo=False), float)
         features.update(second_opinions(classifier, crops))
@@ -171,7 +174,7 @@ def square_records(
 def _hard(args, scanner, records: list) -> None:
     from benchmarks.hard import measure_photo, split_seeds
 
-    for seed in split_seeds(args.split, args.start + args.count)[args.start :]:
+    for seed in chosen_seeds(args, split_seeds(args.split, None if args.seeds else args.start + args.count)):
 
         def keep(result, truth_kingdom, seed=seed, condition=None):
             n = truth_kingdom.grid_size
@@ -198,8 +201,8 @@ def _outside(args, scanner, records: list) -> None:
     from benchmarks.outside.run import TOLERANCE, corner_errors
     from scanner.errors import ScanError
 
-    first = outside_hard.SPLITS[args.split] + args.start
-    for seed in range(first, first + args.count):
+    first = outside_hard.SPLITS[args.split]
+    for seed in chosen_seeds(args, list(range(first, first + OUTSIDE_DEV))):
         jpeg, truth = outside_hard.generate(seed)
         n = truth["grid_size"]
         corners = np.asarray(truth["corners"], float)
@@ -230,6 +233,16 @@ def _outside(args, scanner, records: list) -> None:
         wrong = int((records[-1]["truth"] != records[-1]["read"]).sum())
         print(seed, condition, "located", wrong, "misread", file=sys.stderr, flush=True)
         save(records, args)
+
+
+def chosen_seeds(args, split: list[int]) -> list[int]:
+    """The split's seeds to scan: ``--seeds`` (each a development seed), else START .. START+COUNT."""
+    if not args.seeds:
+        return split[args.start : args.start + args.count]
+    outside = set(args.seeds) - set(split)
+    if outside:
+        raise SystemExit(f"not development seeds of this source: {sorted(outside)}")
+    return list(args.seeds)
 
 
 def collect(args) -> int:
@@ -293,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     gather.add_argument("--split", choices=("dev",), default="dev", help="development seeds only")
     gather.add_argument("--count", type=int, default=54)
     gather.add_argument("--start", type=int, default=0, help="skip the split's first START seeds")
+    gather.add_argument("--seeds", type=int, nargs="+", help="these development seeds instead of a range")
     gather.add_argument("--grid-size", type=int, choices=(5, 7), default=5)
     gather.add_argument("--truth-frame", action="store_true")
     gather.add_argument("--one-core", action="store_true")

@@ -17,7 +17,7 @@ import numpy as np
 from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
 from kingdomino.scoring import castle_cells
-from scanner.deblur import cepstrum_smears, line_psf, seam_widths, sharpness_along, wiener
+from scanner.deblur import Smear, cepstrum_smears, line_psf, seam_widths, sharpness_along, wiener
 from scanner.decode import FLAG_MARGIN
 from scanner.rectify import cut_squares
 from scanner.tall import CASTLE_HEIGHT, CASTLE_TALLEST, LEAN_COVER, Leaning
@@ -102,8 +102,8 @@ class ReadingSettings:
     #: merge: deblur, blurread and the reviews")
     deblur_anisotropy: float = 0.75
     #: a square read from a deconvolved kingdom is flagged under this margin (nats) rather than flag_margin
-    #: (docs/experiments.md, "At the merge: deblur, blurread and the reviews")
-    deblurred_margin: float = 5.0
+    #: (docs/experiments.md, "Calibrating the deconvolved squares and the smeared photo's note")
+    deblurred_margin: float = 4.5
 
 
 #: The settings a scanner reads with when none are given.
@@ -258,26 +258,28 @@ def looks_unfamiliar(probabilities: np.ndarray) -> bool:
     return bool(np.mean(probabilities.max(axis=-1) < UNSURE_BELOW) >= UNFAMILIAR_SHARE)
 
 
-def deblurred_kingdom(rectified: np.ndarray, grid_size: int, settings: ReadingSettings) -> np.ndarray:
-    """The rectified N×N kingdom with a clear straight motion blur undone (scanner.deblur), else itself:
-    the cepstrum's clearest smear that is long enough, that the seams between squares agree with, and along
-    which the kingdom is clearly less sharp than across it."""
+def deblurred_kingdom(
+    rectified: np.ndarray, grid_size: int, settings: ReadingSettings
+) -> tuple[np.ndarray, Smear | None]:
+    """(the rectified N×N kingdom with a clear straight motion blur undone (scanner.deblur), the smear undone)
+    or (the kingdom itself, None): the cepstrum's clearest smear that is long enough, that the seams between
+    squares agree with, and along which the kingdom is clearly less sharp than across it."""
     if settings.deblur_clear <= 0:
-        return rectified
+        return rectified, None
     if rectified.ndim == 2 or rectified.shape[2] == 1:
         gray = rectified.reshape(rectified.shape[:2])
     else:
         gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
     smear = next(iter(cepstrum_smears(gray, settings.deblur_shortest, settings.deblur_longest)), None)
     if smear is None or smear.strength < settings.deblur_clear:
-        return rectified
+        return rectified, None
     # the seams are the smear's projections on x and y over one width of their own, the same across both
     across_x, across_y = seam_widths(gray, round(rectified.shape[0] / grid_size))
     own_x, own_y = across_x - abs(smear.dx), across_y - abs(smear.dy)
     side = max(abs(smear.dx), abs(smear.dy))
     too_narrow = own_x + own_y < -settings.deblur_short_seams * side
     if too_narrow or abs(own_x - own_y) > settings.deblur_agree * side:
-        return rectified
+        return rectified, None
     if sharpness_along(gray, smear.dx, smear.dy) > settings.deblur_anisotropy:
-        return rectified
-    return wiener(rectified, line_psf(smear.dx, smear.dy), settings.deblur_noise)
+        return rectified, None
+    return wiener(rectified, line_psf(smear.dx, smear.dy), settings.deblur_noise), smear

@@ -87,7 +87,8 @@ SLID_FRAME_NOTE = (
 #: is kept when at most BLURRED_MAX_FLAGGED of its squares are flagged or doubtful (doubtful_squares): a
 #: frame a square off the kingdom breaks the dominoes and the table comparison: on blurred photos that every
 #: other search refused, frames on the kingdom had few such squares and frames a square off many
-#: (docs/experiments.md, "Flags calibrated on whole photos", blurred photos).
+#: (docs/experiments.md, "Flags calibrated on whole photos", blurred photos; on smeared photos no other
+#: count tells them apart: "Calibrating the deconvolved squares and the smeared photo's note").
 BLURRED_MAX_FLAGGED = 0.1
 BLURRED_NOTE = (
     "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"
@@ -102,6 +103,13 @@ UNFAMILIAR_NOTE = (
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
 PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; check them"
+#: The squares of a kingdom whose motion blur was undone (reading.deblurred_kingdom) are flagged under a
+#: higher margin (ReadingSettings.deblurred_margin): say why (docs/experiments.md, "Calibrating the
+#: deconvolved squares and the smeared photo's note").
+SMEARED_NOTE = (
+    "the photo is smeared (camera moved): its squares were sharpened before reading; "
+    "check the marked squares, or hold the phone still"
+)
 
 
 @dataclass
@@ -335,6 +343,8 @@ class KingdomScanner:
         pieces = (frame.details.review or {}).get("piece") if frame.details is not None else None
         if pieces is not None and pieces.any():
             frame.notes.append(PIECE_NOTE.format(count=int(pieces.sum())))
+        if frame.details is not None and frame.details.deblurred:
+            frame.notes.append(SMEARED_NOTE)
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))
@@ -385,8 +395,8 @@ class KingdomScanner:
             rectified = rectify(image, homography, n)
         elif rectified is None:
             rectified = rectify(detail[0], detail[1] @ homography, n)
-        # a motion blur undone for the classifier only: the castle and pieces are looked for as photographed
-        crops = cut_squares(restored := deblurred_kingdom(rectified, n, self.reading), n)
+        restored, smear = deblurred_kingdom(rectified, n, self.reading)  # a motion blur undone for the
+        crops = cut_squares(restored, n)  # classifier only: the castle and pieces are looked for as taken
         timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -440,7 +450,7 @@ class KingdomScanner:
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
             pieces=on_piece,
-            deblurred=restored is not rectified,
+            deblurred=smear is not None,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | any_reason(details.review)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
-from benchmarks.flag_calibration import REASONS, photo_features, square_records
+from benchmarks.flag_calibration import REASONS, chosen_seeds, photo_features, square_records
 from benchmarks.flag_report import colour_unlike, margin_rule, old_rule, photo_evidence
 from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import LABEL_INDEX, LABELS
@@ -134,3 +135,11 @@ def test_second_opinion_flags_replay_the_members_and_the_matcher() -> None:
     assert not opinions["crown model's count differs"].any()
     assert opinions["matcher's best label differs by 0.05"].tolist() == [False, True]
     assert not opinions["matcher's best label differs by 0.1"].any()
+
+
+def test_the_seeds_collected_are_a_range_or_chosen_development_seeds() -> None:
+    split = list(range(100, 110))
+    assert chosen_seeds(SimpleNamespace(seeds=None, start=2, count=3), split) == [102, 103, 104]
+    assert chosen_seeds(SimpleNamespace(seeds=[107, 101], start=0, count=1), split) == [107, 101]
+    with pytest.raises(SystemExit, match="not development seeds"):  # e.g. a held-out seed
+        chosen_seeds(SimpleNamespace(seeds=[101, 800000], start=0, count=1), split)
