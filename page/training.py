@@ -9,7 +9,7 @@ import zipfile
 
 import cv2
 
-from page.drawing import decode_jpeg, encode_jpeg
+from page.drawing import encode_jpeg, readable_jpeg
 from page.state import PlayerKingdom
 
 #: Pixels per square of exported rectified images, as in data/real/boards (500×500 for 5×5).
@@ -24,7 +24,8 @@ def export_training_zip(player: PlayerKingdom, stem: str | None = None) -> bytes
     """A corrected kingdom in the layout of data/real: boards/<stem>.jpg + labels.json, plus the board JSON.
 
     The rectified image is N×100 px square like data/real/boards, so the zip can be merged into data/.
-    A board entered by hand has no image; its zip holds the board JSON only.
+    A board entered by hand has no image, and a damaged stored image cannot be decoded: their zip holds the
+    board JSON only.
     """
     kingdom = player.kingdom
     if kingdom is None:
@@ -34,8 +35,10 @@ def export_training_zip(player: PlayerKingdom, stem: str | None = None) -> bytes
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(f"{stem}.board.json", json.dumps(kingdom.to_dict(), indent=1))
         same_frame = player.base is not None and kingdom.grid_size == player.base.grid_size
-        if player.rectified_jpeg is not None and same_frame:
-            image = decode_jpeg(player.rectified_jpeg)
+        image = (
+            readable_jpeg(player.rectified_jpeg) if player.rectified_jpeg is not None and same_frame else None
+        )
+        if image is not None:
             px = kingdom.grid_size * EXPORT_SQUARE_PX
             if image.shape[:2] != (px, px):
                 image = cv2.resize(image, (px, px), interpolation=cv2.INTER_AREA)

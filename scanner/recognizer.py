@@ -36,7 +36,7 @@ from scanner.locate import (
     LocatorSettings,
     TooSmall,
     fit_frame,
-    in_black_and_white,
+    for_the_photo,
     locate_kingdom,
 )
 from scanner.overlay import draw_lattice, draw_readings
@@ -108,7 +108,7 @@ PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; che
 #: deconvolved squares and the smeared photo's note").
 SMEARED_NOTE = (
     "the photo is smeared (camera moved): its squares were sharpened before reading; "
-    "check the marked squares, or hold the phone still"
+    "check any marked squares, or hold the phone still"
 )
 
 
@@ -244,9 +244,11 @@ class KingdomScanner:
             except TooSmall as refusal:  # the sizes the player can act on are the photo's, not the copy's
                 raise refusal.in_photo(scale) from None
             except LocatorRefusal as refusal:
-                if not grayscale:
+                brightest = float(np.percentile(image[::8, ::8], 99))
+                told = for_the_photo(refusal, grayscale, brightest)
+                if told is refusal:
                     raise
-                raise in_black_and_white(refusal, float(np.percentile(image[::8, ::8], 99))) from None
+                raise told from None
         else:
             located = located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
@@ -343,8 +345,8 @@ class KingdomScanner:
         pieces = (frame.details.review or {}).get("piece") if frame.details is not None else None
         if pieces is not None and pieces.any():
             frame.notes.append(PIECE_NOTE.format(count=int(pieces.sum())))
-        if frame.details is not None and frame.details.deblurred:
-            frame.notes.append(SMEARED_NOTE)
+        if frame.details is not None and frame.details.deblurred and not located.deblurred:
+            frame.notes.append(SMEARED_NOTE)  # a frame found on a blurred copy says it in BLURRED_NOTE
         glare = glare_squares(frame.rectified, frame.kingdom)
         if glare.any():
             frame.notes.append(GLARE_NOTE.format(count=int(glare.sum())))

@@ -27,7 +27,7 @@ from scanner.locate.refusals import (
     SquaresAlike,
     TooDark,
     TooSmall,
-    in_black_and_white,
+    for_the_photo,
 )
 from scanner.locate.search import levelled
 from scanner.locate.settings import ALL_ATTEMPTS, DEFAULT_SETTINGS, LocatorSettings
@@ -52,7 +52,7 @@ __all__ = [
     "TooSmall",
     "Verdict",
     "fit_frame",
-    "in_black_and_white",
+    "for_the_photo",
     "judge_content",
     "levelled",
     "locate_kingdom",

@@ -116,8 +116,8 @@ COLOUR_REFUSALS = (NoGridFound, NotTerrainColours)
 
 
 class TooDark(LocatorRefusal):
-    """Raised by the scanner for a photo without colours because it shows almost nothing: a nearly black
-    photo has no colours to tell, and its cause is the light, not the camera's mode."""
+    """Raised by the scanner for a photo too dark to show a kingdom: what the search missed (no grid, too few
+    colourful squares) is then the light's doing, whatever the camera's mode."""
 
     reason = (
         "no kingdom found: the photo is almost black; add light (a lamp, or the phone's flash) and take it "
@@ -125,20 +125,20 @@ class TooDark(LocatorRefusal):
     )
 
 
-#: The brightest hundredth of a photo darker than this (of 255) is a photo too dark to show anything, not one
-#: taken in black and white: its channels agree because all of them are near zero.
+#: The brightest hundredth of a photo darker than this (of 255) is a photo too dark to show anything: a
+#: nearly black photo, whose channels may also agree as a black-and-white photo's do.
 DARK_PHOTO = 32
 
 
-def in_black_and_white(refusal: LocatorRefusal, brightest: float = 255.0) -> LocatorRefusal:
-    """The refusal to give for a photo without colours (``brightest``: its brightest hundredth's grey):
-    one its missing colours may explain says so, or that the photo is too dark to show them."""
-    if not isinstance(refusal, COLOUR_REFUSALS):
+def for_the_photo(refusal: LocatorRefusal, grayscale: bool, brightest: float) -> LocatorRefusal:
+    """The refusal to give the player (``brightest``: the photo's brightest hundredth's grey): one the
+    photo's missing light or colours may explain says so, the light first; any other is kept."""
+    if not isinstance(refusal, COLOUR_REFUSALS) or (brightest >= DARK_PHOTO and not grayscale):
         return refusal
     kind = TooDark if brightest < DARK_PHOTO else BlackAndWhite
-    grey = kind(overlay=refusal.overlay)
-    grey.path = list(refusal.path)
-    return grey
+    told = kind(overlay=refusal.overlay)
+    told.path = list(refusal.path)
+    return told
 
 
 def most_telling(refusals: list[LocatorRefusal]) -> LocatorRefusal:

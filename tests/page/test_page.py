@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -414,6 +414,13 @@ def test_training_zip_of_a_hand_entered_board_holds_the_board_only():
     state.enter_by_hand(page)
     with zipfile.ZipFile(io.BytesIO(training.export_training_zip(page.player))) as archive:
         assert archive.namelist() == ["player-1-hand.board.json"]
+
+
+def test_training_zip_of_a_damaged_stored_image_holds_the_board_only():
+    page = scanned_state()
+    damaged = replace(page.player, rectified_jpeg=b"not a jpeg")
+    with zipfile.ZipFile(io.BytesIO(training.export_training_zip(damaged, "ann-1"))) as archive:
+        assert archive.namelist() == ["ann-1.board.json"]
 
 
 def draw(player, **kwargs):

@@ -174,6 +174,11 @@ def test_a_black_and_white_photo_without_a_kingdom_is_told_its_colours_are_missi
     black = cv2.imencode(".jpg", (scene.image // 64).astype(np.uint8))[1].tobytes()
     with pytest.raises(TooDark, match="almost black"):  # colourless because it shows nothing: the light
         refuse(NoGridFound()).scan(black)
+    dark = cv2.imencode(".jpg", (scene.image // 10).astype(np.uint8))[1].tobytes()  # dark, a little colour
+    with pytest.raises(TooDark, match="almost black"):
+        refuse(NoGridFound()).scan(dark)
+    with pytest.raises(TooSmall):  # a reason the light does not explain is kept
+        refuse(TooSmall(8.0)).scan(dark)
 
 
 def test_bundled_sample_photo_is_read_with_the_packaged_model() -> None:
