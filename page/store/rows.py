@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -63,26 +63,20 @@ def fingerprint(row: tuple, images: Mapping[str, bytes]) -> str:
 
 def reading_from_row(row: Sequence[Any]) -> Reading:
     """A Reading from a boards row: id, player, created_at, from_scan, scanned, readings, flagged,
-    corners, photo_size, grid_choice, source, message, notes, scan_seconds, extras."""
-    readings = flagged = corners = size = None
-    if row[5]:
-        readings = tuple(
-            tuple(
-                SquareReading(Terrain(r["terrain"]), int(r["crowns"]), float(r["confidence"])) for r in line
-            )
-            for line in json.loads(row[5])
-        )
-    if row[6]:
-        flagged = tuple(tuple(bool(v) for v in line) for line in json.loads(row[6]))
-    if row[7]:
-        corners = tuple((float(x), float(y)) for x, y in json.loads(row[7]))
-    if row[8]:
-        width, height = json.loads(row[8])
-        size = (int(width), int(height))
+    corners, photo_size, grid_choice, source, message, notes, scan_seconds, extras. The board is what the
+    player entered: only a damaged board makes the row unreadable; the scan's own extras (readings, flags,
+    corners, size, notes) that cannot be read back, or do not fit the board's grid, are left out."""
+    base = _kingdom(json.loads(row[4]))
+    n = base.grid_size if base is not None else None
+    readings = _scan_extra(row[5], lambda v: _square_grid(v, n, _square_reading))
+    flagged = _scan_extra(row[6], lambda v: _square_grid(v, n, bool))
+    corners = _scan_extra(row[7], lambda v: tuple((float(x), float(y)) for x, y in v))
+    size = _scan_extra(row[8], lambda v: (int(v[0]), int(v[1])))
+    notes = _scan_extra(row[12], lambda v: tuple(str(note) for note in v)) or ()
     grid_choice = row[9]
-    extras = json.loads(row[14]) if row[14] else {}
+    extras = _scan_extra(row[14], dict) or {}
     return Reading(
-        base=_kingdom(json.loads(row[4])),
+        base=base,
         from_scan=bool(row[3]),
         readings=readings,
         flagged=flagged,
@@ -91,12 +85,35 @@ def reading_from_row(row: Sequence[Any]) -> Reading:
         grid_choice=int(grid_choice) if grid_choice.isdigit() else grid_choice,
         source=row[10],
         message=row[11],
-        notes=tuple(json.loads(row[12])),
+        notes=notes,
         scan_seconds=row[13],
         demo=bool(extras.get("demo", False)),
         photo_id=extras.get("photo_id"),
         preview_scale=extras.get("preview_scale"),
     )
+
+
+def _scan_extra(text: str | None, parse: Callable[[Any], Any]) -> Any:
+    """A scan's extra stored as JSON, parsed; None when absent or when it cannot be read back."""
+    if not text:
+        return None
+    try:
+        return parse(json.loads(text))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        return None
+
+
+def _square_grid(value: Any, n: int | None, square: Callable[[Any], Any]) -> tuple[tuple[Any, ...], ...]:
+    """An N×N grid of ``square(v)`` (N: the board's, else the grid's own); another shape is a ValueError."""
+    grid = tuple(tuple(square(v) for v in line) for line in value)
+    n = len(grid) if n is None else n
+    if len(grid) != n or any(len(line) != n for line in grid):
+        raise ValueError(f"not {n}×{n}")
+    return grid
+
+
+def _square_reading(value: Any) -> SquareReading:
+    return SquareReading(Terrain(value["terrain"]), int(value["crowns"]), float(value["confidence"]))
 
 
 def _kingdom(data: Any) -> Kingdom | None:

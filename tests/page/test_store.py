@@ -578,11 +578,9 @@ def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_pat
     [
         "UPDATE boards SET scanned = '{not json' WHERE id = ?",
         'UPDATE boards SET scanned = \'{"squares": [[{"terrain": "lava"}]]}\' WHERE id = ?',
-        "UPDATE boards SET notes = '3', extras = '[1]' WHERE id = ?",
-        "UPDATE boards SET corners = '[1, 2]' WHERE id = ?",
         "UPDATE edits SET terrain = 'lava' WHERE board = ?",
     ],
-    ids=["not-json", "lava", "wrong-types", "corners", "correction"],
+    ids=["not-json", "lava", "correction"],
 )
 def test_a_damaged_row_is_one_line_and_hides_no_other_game(tmp_path: Path, damage: str) -> None:
     path = tmp_path / "games.sqlite3"
@@ -601,6 +599,35 @@ def test_a_damaged_row_is_one_line_and_hides_no_other_game(tmp_path: Path, damag
         assert "\n" not in str(caught.value)
         assert sound in [h.code for h in store.history()]  # Past games still lists the others
         assert store.load(sound).players[0].board.kingdom[(0, 0)] == Square(Terrain.MINE, 1)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE boards SET notes = '3', extras = '[1]' WHERE id = ?",
+        "UPDATE boards SET corners = '[1, 2]' WHERE id = ?",
+        "UPDATE boards SET readings = '{not json', photo_size = '[1]' WHERE id = ?",
+        "UPDATE boards SET flagged = '[[1]]', notes = 'null' WHERE id = ?",
+    ],
+    ids=["wrong-types", "corners", "readings", "flags-of-another-grid"],
+)
+def test_a_scan_s_damaged_extras_are_left_out_and_the_board_kept(tmp_path: Path, damage: str) -> None:
+    """The board and its corrections are what the player entered: damage to the scan's own extras costs only
+    those (no reading to show, no squares marked), never the game."""
+    path = tmp_path / "games.sqlite3"
+    with GameStore.open(f"sqlite:///{path}") as store:
+        code = store.create_game(["Ann"])
+        player = store.load(code).players[0].id
+        store.save_reading(code, player, scan_reading())
+        store.set_square(code, player, (0, 0), Square(Terrain.MINE, 1))
+        kept = store.load(code).players[0].board.kingdom
+        board = store.load(code).players[0].board.id
+    with sqlite3.connect(path) as connection:
+        connection.execute(damage, (board,))
+    with GameStore.open(f"sqlite:///{path}") as store:
+        loaded = store.load(code).players[0].board
+        assert loaded.kingdom == kept and loaded.kingdom[(0, 0)] == Square(Terrain.MINE, 1)
+        assert code in [h.code for h in store.history()]
 
 
 def test_migrations_run_once_in_order_from_an_empty_database(tmp_path: Path) -> None:
