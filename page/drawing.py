@@ -81,10 +81,10 @@ def decode_jpeg(data: bytes) -> np.ndarray:
 
 
 def readable_jpeg(data: bytes) -> np.ndarray | None:
-    """``decode_jpeg``, or None when the bytes cannot be decoded (a damaged stored image)."""
+    """``decode_jpeg``, or None when the bytes cannot be decoded (a damaged or empty stored image)."""
     try:
-        return decode_jpeg(data)
-    except ValueError:
+        return decode_jpeg(data) if data else None
+    except (ValueError, cv2.error):
         return None
 
 
@@ -183,11 +183,11 @@ def draw_kingdom(
 def _readable_photo(rectified_jpeg: bytes | None, canvas_px: int) -> np.ndarray | None:
     """The kingdom's photo at the drawn size; None without one, or when its stored copy cannot be decoded
     (a damaged record: the board is drawn in its terrain colours, still usable, rather than lost)."""
-    if rectified_jpeg is None:
+    if not rectified_jpeg:
         return None
     try:
         return photo_canvas(rectified_jpeg, canvas_px)
-    except ValueError:
+    except (ValueError, cv2.error):
         return None
 
 

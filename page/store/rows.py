@@ -70,9 +70,9 @@ def reading_from_row(row: Sequence[Any]) -> Reading:
     n = base.grid_size if base is not None else None
     readings = _scan_extra(row[5], lambda v: _square_grid(v, n, _square_reading))
     flagged = _scan_extra(row[6], lambda v: _square_grid(v, n, bool))
-    corners = _scan_extra(row[7], lambda v: tuple((float(x), float(y)) for x, y in v))
+    corners = _scan_extra(row[7], _four_corners)
     size = _scan_extra(row[8], lambda v: (int(v[0]), int(v[1])))
-    notes = _scan_extra(row[12], lambda v: tuple(str(note) for note in v)) or ()
+    notes = _scan_extra(row[12], _notes) or ()
     grid_choice = row[9]
     extras = _scan_extra(row[14], dict) or {}
     return Reading(
@@ -99,7 +99,7 @@ def _scan_extra(text: str | None, parse: Callable[[Any], Any]) -> Any:
         return None
     try:
         return parse(json.loads(text))
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError):
         return None
 
 
@@ -110,6 +110,19 @@ def _square_grid(value: Any, n: int | None, square: Callable[[Any], Any]) -> tup
     if len(grid) != n or any(len(line) != n for line in grid):
         raise ValueError(f"not {n}×{n}")
     return grid
+
+
+def _four_corners(value: Any) -> tuple[tuple[float, float], ...]:
+    corners = tuple((float(x), float(y)) for x, y in value)
+    if len(corners) != 4:
+        raise ValueError("not four corners")
+    return corners
+
+
+def _notes(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(note, str) for note in value):
+        raise ValueError("not a list of notes")
+    return tuple(value)
 
 
 def _square_reading(value: Any) -> SquareReading:
@@ -189,9 +202,15 @@ def load_players(
     rows = _board_rows(db, wanted, light)
     edits, images = _edits_and_images(db, [row[0] for row in rows])
     boards: dict[int, list[StoredBoard]] = {}
+    current_ids = {board_id for _, board_id, _ in latest}
     for row in sorted(rows, key=lambda r: r[0]):
-        with _damaged(f"board {row[0]}"):
-            reading = reading_from_row(row)
+        try:
+            with _damaged(f"board {row[0]}"):
+                reading = reading_from_row(row)
+        except DamagedRecord:
+            if row[0] in current_ids:
+                raise
+            continue  # a damaged board Undo could bring back costs only that step, not the game
         board = StoredBoard(row[0], reading, tuple(edits[row[0]]), tuple(images[row[0]]), row[2])
         boards.setdefault(row[1], []).append(board)
     result: dict[str, list[StoredPlayer]] = {code: [] for code in codes}
@@ -210,7 +229,7 @@ def _damaged(what: str) -> Iterator[None]:
     """A row that cannot be read back becomes a DamagedRecord naming it, in one line."""
     try:
         yield
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError):
         raise DamagedRecord(f"{what} in the game database is damaged and cannot be read") from None
 
 
@@ -225,6 +244,18 @@ def _board_rows(db: Backend, board_ids: Sequence[int], light: bool) -> list[Any]
         + f"FROM boards WHERE id IN ({marks})",
         board_ids,
     ).fetchall()
+
+
+def _checked_correction(e: Sequence[Any]) -> Square | None:
+    """A correction row's square (None for a resize), or ValueError when it cannot be replayed."""
+    kind, row, col, size = e[1], e[2], e[3], e[6]
+    if kind == "set":
+        if not (isinstance(row, int) and isinstance(col, int) and 0 <= row < 7 and 0 <= col < 7):
+            raise ValueError("a correction outside the grid")
+        return Square(Terrain(e[4]), e[5])
+    if kind == "reset" or (kind == "resize" and size in (5, 7)):
+        return None
+    raise ValueError("an unknown correction")
 
 
 def _edits_and_images(
@@ -242,7 +273,7 @@ def _edits_and_images(
         board_ids,
     ):
         with _damaged(f"a correction of board {e[0]}"):
-            square = Square(Terrain(e[4]), e[5]) if e[1] == "set" else None
+            square = _checked_correction(e)
         cell = (e[2], e[3]) if e[1] == "set" else (0, 0)
         edits[e[0]].append(StoredEdit(e[1], cell, square, e[6] or 0, e[7], e[8]))
     for board_id, kind in db.execute(

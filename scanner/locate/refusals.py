@@ -125,13 +125,13 @@ class TooDark(LocatorRefusal):
     )
 
 
-#: The brightest hundredth of a photo darker than this (of 255) is a photo too dark to show anything: a
-#: nearly black photo, whose channels may also agree as a black-and-white photo's do.
+#: A photo whose brightest hundredth of values (every channel) is under this (of 255) is too dark to show
+#: anything: a nearly black photo, whose channels may also agree as a black-and-white photo's do.
 DARK_PHOTO = 32
 
 
 def for_the_photo(refusal: LocatorRefusal, grayscale: bool, brightest: float) -> LocatorRefusal:
-    """The refusal to give the player (``brightest``: the photo's brightest hundredth's grey): one the
+    """The refusal to give the player (``brightest``: the 99th percentile of the photo's values): one the
     photo's missing light or colours may explain says so, the light first; any other is kept."""
     if not isinstance(refusal, COLOUR_REFUSALS) or (brightest >= DARK_PHOTO and not grayscale):
         return refusal

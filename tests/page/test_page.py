@@ -468,12 +468,14 @@ def test_drawing_a_hand_entered_board_uses_terrain_colours():
     assert tuple(image[10, 10]) == drawing.TERRAIN_RGB[Terrain.EMPTY]
 
 
-def test_a_kingdom_whose_stored_photo_is_damaged_is_drawn_in_terrain_colours():
+@pytest.mark.parametrize("stored", [b"\xff\xd8\xff\xe0 a damaged record", b""], ids=["damaged", "empty"])
+def test_a_kingdom_whose_stored_photo_is_damaged_is_drawn_in_terrain_colours(stored):
     page = scanned_state()
-    page.player.rectified_jpeg = b"\xff\xd8\xff\xe0 a damaged record"
+    page.player.rectified_jpeg = stored
     image = draw(page.player)
     assert image.shape == (5 * drawing.CELL_PX,) * 2 + (3,)
     assert tuple(image[10, 10]) == drawing.TERRAIN_RGB[page.player.kingdom[(0, 0)].terrain]
+    assert drawing.readable_jpeg(stored) is None
 
 
 def test_the_frame_is_drawn_thick_with_its_corners():

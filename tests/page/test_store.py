@@ -579,8 +579,10 @@ def test_another_programs_database_and_a_newer_schema_are_not_written_to(tmp_pat
         "UPDATE boards SET scanned = '{not json' WHERE id = ?",
         'UPDATE boards SET scanned = \'{"squares": [[{"terrain": "lava"}]]}\' WHERE id = ?',
         "UPDATE edits SET terrain = 'lava' WHERE board = ?",
+        "UPDATE edits SET row_index = NULL WHERE board = ?",
+        'UPDATE boards SET scanned = \'{"squares": [[{"terrain": "wheat", "crowns": 1e999}]]}\' WHERE id = ?',
     ],
-    ids=["not-json", "lava", "correction"],
+    ids=["not-json", "lava", "correction", "correction-outside", "crowns-overflow"],
 )
 def test_a_damaged_row_is_one_line_and_hides_no_other_game(tmp_path: Path, damage: str) -> None:
     path = tmp_path / "games.sqlite3"
@@ -608,8 +610,10 @@ def test_a_damaged_row_is_one_line_and_hides_no_other_game(tmp_path: Path, damag
         "UPDATE boards SET corners = '[1, 2]' WHERE id = ?",
         "UPDATE boards SET readings = '{not json', photo_size = '[1]' WHERE id = ?",
         "UPDATE boards SET flagged = '[[1]]', notes = 'null' WHERE id = ?",
+        "UPDATE boards SET corners = '[[1, 2], [3, 4], [5, 6]]', notes = '\"abc\"' WHERE id = ?",
+        "UPDATE boards SET photo_size = '[1e999, 5]' WHERE id = ?",
     ],
-    ids=["wrong-types", "corners", "readings", "flags-of-another-grid"],
+    ids=["wrong-types", "corners", "readings", "flags-of-another-grid", "three-corners", "size-overflow"],
 )
 def test_a_scan_s_damaged_extras_are_left_out_and_the_board_kept(tmp_path: Path, damage: str) -> None:
     """The board and its corrections are what the player entered: damage to the scan's own extras costs only
@@ -628,6 +632,25 @@ def test_a_scan_s_damaged_extras_are_left_out_and_the_board_kept(tmp_path: Path,
         loaded = store.load(code).players[0].board
         assert loaded.kingdom == kept and loaded.kingdom[(0, 0)] == Square(Terrain.MINE, 1)
         assert code in [h.code for h in store.history()]
+        assert loaded.reading.corners is None or len(loaded.reading.corners) == 4
+        assert all(len(note) > 1 for note in loaded.reading.notes)
+
+
+def test_a_damaged_earlier_board_costs_only_its_undo_step(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    with GameStore.open(f"sqlite:///{path}") as store:
+        code = store.create_game(["Ann"])
+        player = store.load(code).players[0].id
+        store.save_reading(code, player, scan_reading())
+        first = store.load(code).players[0].board.id
+        store.save_reading(code, player, scan_reading(source="again.jpg"))
+        current = store.load(code).players[0].board
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE boards SET scanned = '{not json' WHERE id = ?", (first,))
+    with GameStore.open(f"sqlite:///{path}") as store:
+        loaded = store.load(code, earlier=True).players[0]
+        assert loaded.board.id == current.id and loaded.board.kingdom == current.kingdom
+        assert loaded.earlier == ()
 
 
 def test_migrations_run_once_in_order_from_an_empty_database(tmp_path: Path) -> None:
