@@ -109,6 +109,9 @@ def measure_photo(
     row["path"] = getattr(result, "path", None)
     row["notes"] = list(result.notes)
     row["frame_doubted"] = frame_doubted(result)
+    row["frame_doubts"] = {
+        k: round(float(v), 3) for k, v in (getattr(result, "frame_doubts", None) or {}).items()
+    }
     n = truth_kingdom.grid_size
     if result.grid_size != n:
         row.update(outcome="wrong_frame", reason=f"grid {result.grid_size} instead of {n}")

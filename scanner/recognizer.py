@@ -138,6 +138,9 @@ class ScanResult:
     flag_reasons: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     #: Lab lightness (uint8) of the kingdom's brightest pixels, before any brightening
     lightness: float | None = None
+    #: the locator judge's doubt of the frame it kept, by evidence (their sum over one makes the frame note;
+    #: ``Verdict.doubts``); empty for a frame placed by hand. For the benches' records.
+    frame_doubts: dict[str, float] = field(default_factory=dict)
 
     def to_json_dict(self) -> dict:
         """The ``kingdomino scan --json`` line of this photo."""
@@ -237,6 +240,7 @@ class KingdomScanner:
         timings["decode"] = time.perf_counter() - start
 
         t0 = time.perf_counter()
+        doubts: dict[str, float] = {}  # a frame placed by hand has none
         if not by_hand:
             settings = locator_for(self.locator, scale)
             try:
@@ -249,6 +253,8 @@ class KingdomScanner:
                 if told is refusal:
                     raise
                 raise told from None
+            if located.verdict is not None:
+                doubts = located.verdict.doubts(settings)
         else:
             located = located_by_hand(corners, int(grid), to_original)
         timings["locate"] = time.perf_counter() - t0
@@ -288,6 +294,7 @@ class KingdomScanner:
             details=frame.details,
             flag_reasons=frame.reasons,
             lightness=frame.lightness,
+            frame_doubts=doubts,
         )
 
     def _read_frame(

@@ -115,6 +115,9 @@ def scan_one(scanner, seed, hard=False):
     )  # all threads: steadier on a shared machine
     rec["path"] = plain(getattr(result, "path", None))
     rec["frame_note"] = frame_noted(result, result.notes)
+    rec["frame_doubts"] = {
+        k: round(float(v), 3) for k, v in (getattr(result, "frame_doubts", None) or {}).items()
+    }
     m = result.grid_size
     corners = np.asarray(result.corners, float)
     rec.update(

@@ -103,21 +103,28 @@ class Verdict:
         table, a frame off by part of a square shows first); a family of lines a real smear spreads showing
         almost no ridge ("A smeared family without ridges"); one family's seams beside its lines ("Seams
         beside the lines"); another window of the lattice nearly as much a kingdom; tiles just outside it."""
+        return float(sum(self.doubts(settings).values()))
+
+    def doubts(self, settings: LocatorSettings) -> dict[str, float]:
+        """Each piece of evidence's doubt, no less than ``-doubt_comfort`` (``doubt`` adds them up), by name,
+        for the benches' records."""
         s = settings
         # (evidence, threshold, band): more evidence is surer (a drift and tiles outside count negatively)
-        terms = [(self.seam_support, self.min_support + s.unsure_margin, s.seam_doubt_band)]
+        terms = {"seams": (self.seam_support, self.min_support + s.unsure_margin, s.seam_doubt_band)}
         if self.outline_support is not None:
-            terms.append((self.outline_support, s.min_outline_support, s.outline_doubt_band))
+            terms["outline"] = (self.outline_support, s.min_outline_support, s.outline_doubt_band)
         if self.ridge_support is not None:
-            terms.append((self.ridge_support, s.min_ridge_support, s.ridge_doubt_band))
+            terms["ridges"] = (self.ridge_support, s.min_ridge_support, s.ridge_doubt_band)
         if self.seam_drift is not None:
-            terms.append((-self.seam_drift, -s.max_seam_drift, s.drift_doubt_band))
+            terms["drift"] = (-self.seam_drift, -s.max_seam_drift, s.drift_doubt_band)
         placement = self.placement
         if placement is not None:
-            terms.append((placement.margin, s.unsure_placement_margin, s.rival_doubt_band))
-            terms.append((-placement.artwork_outside, -s.unsure_artwork_outside, s.outside_doubt_band))
-        doubts = [1.0 - (value - threshold) / band for value, threshold, band in terms]
-        return float(sum(max(-s.doubt_comfort, doubt) for doubt in doubts))
+            terms["rival"] = (placement.margin, s.unsure_placement_margin, s.rival_doubt_band)
+            terms["outside"] = (-placement.artwork_outside, -s.unsure_artwork_outside, s.outside_doubt_band)
+        return {
+            name: max(-s.doubt_comfort, 1.0 - (value - threshold) / band)
+            for name, (value, threshold, band) in terms.items()
+        }
 
     def tiles_beside(self, settings: LocatorSettings) -> bool:
         """More tiles just outside the frame than a sure frame has: it may lie on the table's lattice beside

@@ -339,3 +339,14 @@ def test_a_kingdom_read_from_the_full_photo_reads_as_from_the_reduced_copy(scene
     reduced = KingdomScanner(ColourClassifier(), reading=ReadingSettings(full_resolution_below=0.0))
     full = KingdomScanner(ColourClassifier(), reading=ReadingSettings(full_resolution_below=1000.0))
     assert full.scan(data).kingdom == reduced.scan(data).kingdom
+
+
+def test_a_scan_records_the_locator_s_doubts_of_its_frame(scene, fake_scanner) -> None:
+    """The judge's doubts by evidence, for the benches: their sum is the frame's doubt, which makes the frame
+    note past one; a frame placed by hand has none."""
+    result = fake_scanner.scan(scene.image)
+    doubts = result.frame_doubts
+    assert "seams" in doubts and all(np.isfinite(list(doubts.values())))
+    assert (sum(doubts.values()) > 1.0) == any("misplaced" in note for note in result.notes)
+    by_hand = fake_scanner.scan(scene.image, corners=result.corners, grid=result.grid_size)
+    assert by_hand.frame_doubts == {}
