@@ -247,12 +247,8 @@ class KingdomScanner:
                 located = self.locate(image, grid=grid, grayscale=grayscale, settings=settings)
             except TooSmall as refusal:  # the sizes the player can act on are the photo's, not the copy's
                 raise refusal.in_photo(scale) from None
-            except LocatorRefusal as refusal:
-                brightest = float(np.percentile(image[::8, ::8], 99))
-                told = for_the_photo(refusal, grayscale, brightest)
-                if told is refusal:
-                    raise
-                raise told from None
+            except LocatorRefusal as refusal:  # said as the photo's light or colours explain it
+                raise for_the_photo(refusal, grayscale, float(np.percentile(image[::8, ::8], 99))) from None
             if located.verdict is not None:
                 doubts = located.verdict.doubts(settings)
         else:
