@@ -12,6 +12,7 @@ from typing import Any
 
 from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import SquareReading
+from page.edits import Edit
 from page.store.backends import Backend
 from page.store.errors import DamagedRecord
 from page.store.records import Reading, StoredBoard, StoredEdit, StoredPlayer
@@ -93,13 +94,17 @@ def reading_from_row(row: Sequence[Any]) -> Reading:
     )
 
 
+#: What reading back a row that was changed by hand, or by a damaged disk, raises.
+UNREADABLE = (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError)
+
+
 def _scan_extra(text: str | None, parse: Callable[[Any], Any]) -> Any:
     """A scan's extra stored as JSON, parsed; None when absent or when it cannot be read back."""
     if not text:
         return None
     try:
         return parse(json.loads(text))
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError):
+    except UNREADABLE:
         return None
 
 
@@ -229,7 +234,7 @@ def _damaged(what: str) -> Iterator[None]:
     """A row that cannot be read back becomes a DamagedRecord naming it, in one line."""
     try:
         yield
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError):
+    except UNREADABLE:
         raise DamagedRecord(f"{what} in the game database is damaged and cannot be read") from None
 
 
@@ -247,15 +252,10 @@ def _board_rows(db: Backend, board_ids: Sequence[int], light: bool) -> list[Any]
 
 
 def _checked_correction(e: Sequence[Any]) -> Square | None:
-    """A correction row's square (None for a resize), or ValueError when it cannot be replayed."""
-    kind, row, col, size = e[1], e[2], e[3], e[6]
-    if kind == "set":
-        if not (isinstance(row, int) and isinstance(col, int) and 0 <= row < 7 and 0 <= col < 7):
-            raise ValueError("a correction outside the grid")
-        return Square(Terrain(e[4]), e[5])
-    if kind == "reset" or (kind == "resize" and size in (5, 7)):
-        return None
-    raise ValueError("an unknown correction")
+    """A correction row's square (None for a reset or a resize), checked as a game file's correction is
+    (``Edit.from_dict``: its GameFileError is a ValueError, which ``_damaged`` names)."""
+    data = {"kind": e[1], "row": e[2], "col": e[3], "terrain": e[4], "crowns": e[5], "grid_size": e[6]}
+    return Edit.from_dict(data).square
 
 
 def _edits_and_images(
