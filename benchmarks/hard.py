@@ -102,7 +102,7 @@ def measure_photo(
     if result is None:
         return row
     timings = getattr(result, "timings", None) or {}
-    reading = ("table", "decode_full", "rectify", "classify", "decode_score")
+    reading = ("table", "rectify", "classify", "decode_score")
     if "reading_cpu" in timings:  # the reading stages' processor time, when the scan measured it
         row["reading_seconds"] = round(sum(timings.get(stage, 0.0) for stage in reading), 4)
         row["reading_cpu_seconds"] = round(timings["reading_cpu"], 4)

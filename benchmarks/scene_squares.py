@@ -6,8 +6,9 @@ dim light and 40-400 px per square. This data step generates hard scenes (``benc
 the kingdoms the bench model learns from (never ``HELD_OUT_KINGDOMS``), on seeds of their own
 (``SCENE_SEEDS``, apart from the bench's dev and held-out ranges), and cuts their squares as the scanner
 does at run time: the photo decoded to the scanner's working size, the frame from the scene's truth
-corners moved by a locator-sized error, brightened when dark, rectified and cut (``scanner.rectify``),
-then normalised to the classifier's input size.
+corners moved by a locator-sized error, then the scanner's own cut (``scanner.recognizer.kingdom_cut``:
+brightened when dark, a small kingdom rectified from the photo decoded in full, a clear motion blur
+undone, cut), normalised to the classifier's input size.
 
 It writes ``data/real/scene_squares/``: one JPEG per scene with its N×N squares side by side at the
 classifier's input size (``model.features.SIDE``, a multiple of the JPEG block, so no square bleeds into
@@ -35,8 +36,7 @@ from model.features import SIDE, normalise_crops
 from model.training.dataset import SCENE_DIR, SCENE_LABELS
 from scanner.geometry import frame_homography
 from scanner.imageio import load_photo
-from scanner.recognizer import DECODE_MAX_SIDE, brightened
-from scanner.rectify import cut_squares, rectify
+from scanner.recognizer import DECODE_MAX_SIDE, full_photo, kingdom_cut
 
 #: Seeds of the training scenes: a range of their own, apart from every split of the hard bench.
 SCENE_SEEDS = range(300_000, 301_000)
@@ -60,8 +60,8 @@ def training_boards(data_dir: Path = DATA_DIR) -> list[str]:
 
 
 def scanner_squares(scene, rng: np.random.Generator) -> tuple[np.ndarray, list]:
-    """(N*N, SIDE, SIDE, 3) crops of the scene's squares cut as the scanner cuts them, and the upright
-    truth of each square (row-major)."""
+    """(N*N, SIDE, SIDE, 3) crops of the scene's squares cut as the scanner cuts them (kingdom_cut), and
+    the upright truth of each square (row-major)."""
     kingdom, corners = scene.upright()
     n = kingdom.grid_size
     data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
@@ -70,8 +70,8 @@ def scanner_squares(scene, rng: np.random.Generator) -> tuple[np.ndarray, list]:
     side = float(np.linalg.norm(on_image - np.roll(on_image, -1, axis=0), axis=1).mean()) / n
     on_image = on_image + rng.uniform(-CORNER_JITTER, CORNER_JITTER, on_image.shape) * side
     homography = frame_homography(on_image, n)
-    seen = brightened(photo.image, homography, n)
-    crops = normalise_crops(cut_squares(rectify(seen, homography, n), n))
+    cut = kingdom_cut(photo.image, homography, n, full=full_photo(data, photo.scale))
+    crops = normalise_crops(cut.crops)
     return crops, [square for _, square in kingdom.cells()]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from pathlib import Path
 
 import cv2
@@ -24,6 +24,7 @@ from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
+from scanner.deblur import Smear
 from scanner.decode import solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
 from scanner.geometry import frame_corners, moved_frame, square_px
@@ -256,8 +257,7 @@ class KingdomScanner:
         timings["locate"] = time.perf_counter() - t0
 
         cpu = time.process_time()  # the reading stages' processor time: steadier than the clock
-        reduced = scale * FULL_RESOLUTION_GAIN <= 1.0
-        full = partial(_full_photo, source, name) if reduced else None
+        full = full_photo(source, scale, name)  # None for an array (scale 1)
         frame = self._read_frame(image, located, by_hand, timings, full)
         self._review(frame, located, grayscale)
         t0 = time.perf_counter()
@@ -313,17 +313,17 @@ class KingdomScanner:
             notes.append(SLID_FRAME_NOTE)
             table = self._table_cells(seen, homography, n)
         timings["table"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        detail = detail_source(image, homography, n, full, lightness, self.reading.full_resolution_below)
-        timings["decode_full"] = time.perf_counter() - t0  # the photo decoded again for a small kingdom
-        # the kingdom rectified for its lightness is the one read, unless brightened, slid or cut finer
-        same = seen is image and slide == (0, 0) and detail is None
-        read = self._read(seen, homography, n, timings, table, detail, rectified if same else None)
+        t0 = time.perf_counter()  # the kingdom rectified for its lightness is read, unless brightened or slid
+        known = rectified if seen is image and slide == (0, 0) else None
+        cut = kingdom_cut(image, homography, n, self.reading, full, lightness, known)
+        timings["rectify"] = time.perf_counter() - t0  # with the photo decoded again for a small kingdom
+        read = self._read(cut, homography, n, timings, table)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
             moved = self._moved(gray, homography, n, shift)
-            again = self._read(seen, moved, n, {}, self._table_cells(seen, moved, n), detail)
+            moved_cut = kingdom_cut(image, moved, n, self.reading, full, lightness)
+            again = self._read(moved_cut, moved, n, {}, self._table_cells(seen, moved, n))
             castle = castle_square(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
             if castle_square(again[0]) == expected and _tiles(again[0]) >= _tiles(read[0]):  # no tile lost
@@ -382,28 +382,12 @@ class KingdomScanner:
         return table_distances(image, homography, n, lab), lab
 
     def _read(
-        self,
-        image: np.ndarray,
-        homography: np.ndarray,
-        n: int,
-        timings: dict[str, float],
-        table: tuple,
-        detail: tuple[np.ndarray, np.ndarray] | None = None,
-        rectified: np.ndarray | None = None,
+        self, cut: KingdomCut, homography: np.ndarray, n: int, timings: dict[str, float], table: tuple
     ) -> tuple:
-        """Rectify, cut, classify, weigh *empty* by the frame's ``_table_cells``, account for the castle
+        """Classify the ``cut`` squares, weigh *empty* by the frame's ``_table_cells``, account for the castle
         leaning over its neighbours and decode the N×N frame: (kingdom, readings, flagged, rectified,
-        probs, details). ``detail``: (image, map from ``image``'s pixels) to cut the squares from instead;
-        ``rectified``: the frame rectified from ``image`` already."""
-        t0 = time.perf_counter()
-        if rectified is None and detail is None:
-            rectified = rectify(image, homography, n)
-        elif rectified is None:
-            rectified = rectify(detail[0], detail[1] @ homography, n)
-        restored, smear = deblurred_kingdom(rectified, n, self.reading)  # a motion blur undone for the
-        crops = cut_squares(restored, n)  # classifier only: the castle and pieces are looked for as taken
-        timings["rectify"] = timings.get("rectify", 0.0) + time.perf_counter() - t0
-
+        probs, details)."""
+        image, rectified, crops = cut.seen, cut.rectified, cut.crops
         t0 = time.perf_counter()
         try:
             raw = np.asarray(self.classifier.predict_proba(crops, photo=True), dtype=float)
@@ -455,7 +439,7 @@ class KingdomScanner:
             changed=np.asarray(decoded.changed, dtype=bool),
             orphans=np.asarray(decoded.orphans, dtype=bool),
             pieces=on_piece,
-            deblurred=smear is not None,
+            deblurred=cut.smear is not None,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | any_reason(details.review)
@@ -553,6 +537,17 @@ def locator_for(settings: LocatorSettings, scale: float) -> LocatorSettings:
 FULL_RESOLUTION_GAIN = 1.2
 
 
+def full_photo(
+    source: str | Path | bytes, scale: float, name: str | None = None
+) -> Callable[[], np.ndarray] | None:
+    """What decodes the photo in full, once, for a small kingdom's squares (detail_source), when the copy
+    the scanner reads was decoded at ``scale`` of it; None when that gains too little
+    (FULL_RESOLUTION_GAIN)."""
+    if scale * FULL_RESOLUTION_GAIN > 1.0:
+        return None
+    return cache(partial(_full_photo, source, name))
+
+
 def _full_photo(source: str | Path | bytes, name: str | None) -> np.ndarray:
     return load_photo(source, name=name).image
 
@@ -589,6 +584,44 @@ def detail_source(
     to_part = np.array([[1.0, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ to_full
     part = brightened(photo[y0:y1, x0:x1], to_part @ homography, n, lightness)
     return part, to_part
+
+
+@dataclass(frozen=True)
+class KingdomCut:
+    """The N×N kingdom of one frame as the classifier reads it (kingdom_cut)."""
+
+    seen: np.ndarray  # the photo brightened when dark: the table is compared on it
+    rectified: np.ndarray  # the kingdom as taken: the castle, pieces and glare are looked for on it
+    crops: list  # the N*N squares the classifier reads, row by row: cut with a clear motion blur undone
+    smear: Smear | None  # the smear undone (reading.deblurred_kingdom), or None
+
+
+def kingdom_cut(
+    image: np.ndarray,
+    homography: np.ndarray,
+    n: int,
+    settings: ReadingSettings = DEFAULT_READING,
+    full: Callable[[], np.ndarray] | None = None,
+    lightness: float | None = None,
+    rectified: np.ndarray | None = None,
+) -> KingdomCut:
+    """The squares of the N×N frame (grid -> ``image`` ``homography``) as the scanner reads them: the photo
+    brightened when dark, the kingdom rectified from the photo decoded in full when small (``full``, see
+    detail_source; None for an array), a clear straight motion blur undone, the squares cut. The one path
+    of the scanner and of the training squares cut from whole scenes (benchmarks.scene_squares).
+    ``lightness``: the frame's kingdom_lightness, ``rectified``: the frame rectified from ``image``, when
+    known."""
+    if lightness is None:
+        rectified = rectify(image, homography, n) if rectified is None else rectified
+        lightness = _lightness(rectified)
+    seen = brightened(image, homography, n, lightness)
+    detail = detail_source(image, homography, n, full, lightness, settings.full_resolution_below)
+    if detail is not None:
+        rectified = rectify(detail[0], detail[1] @ homography, n)
+    elif seen is not image or rectified is None:
+        rectified = rectify(seen, homography, n)
+    restored, smear = deblurred_kingdom(rectified, n, settings)  # undone for the classifier only
+    return KingdomCut(seen, rectified, cut_squares(restored, n), smear)
 
 
 def kingdom_lightness(image: np.ndarray, homography: np.ndarray, n: int) -> float:

@@ -89,7 +89,8 @@ def scene_lines(table) -> list[str]:
         return []
     kingdoms = len(set(table.groups[scene]))
     return [
-        f"- Whole-table scenes: {int(scene.sum())} squares cut by the scanner's path (frame, rectify, cut) "
+        f"- Whole-table scenes: {int(scene.sum())} squares cut by the scanner's own cut "
+        "(`recognizer.kingdom_cut`: frame, rectify, a smear undone, a small kingdom from the photo in full) "
         f"from generated table photos of {kingdoms} of the board kingdoms (`data/real/scene_squares`, "
         "`python -m benchmarks.scene_squares`): the cardboard castle in the four player colours, king "
         "meeples, mats and strong cloths through empty squares, warm/cold/dim light, blur, 40–400 px per "

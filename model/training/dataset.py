@@ -174,10 +174,16 @@ def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:
 
 
 def scene_digest(data_dir: Path = DEFAULT_DATA_DIR) -> str:
-    """Digest of the scene squares' labels file ('' when there are none): the scenes' JPEGs are named in
-    it and regenerated with it, so it names the material."""
+    """Digest of the scene squares ('' when there are none): their labels file and every JPEG it names, since
+    the squares may be cut again (a change in the scanner's cut) under the same labels."""
     path = data_dir / SCENE_FOLDER / SCENE_LABELS
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else ""
+    if not path.is_file():
+        return ""
+    digest = hashlib.sha256(path.read_bytes())
+    for name in sorted(json.loads(path.read_text(encoding="utf-8"))["scenes"]):
+        image = path.parent / name
+        digest.update(image.read_bytes() if image.is_file() else b"")
+    return digest.hexdigest()[:12]
 
 
 def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, list[int]]:

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import benchmarks.scene_squares as scene_squares
 from benchmarks.bench_model import DATA_DIR, HELD_OUT_KINGDOMS
 from benchmarks.hard import SPLITS
 from benchmarks.hard_scenes import generate_hard_scene
@@ -17,7 +18,7 @@ from benchmarks.scene_squares import (
     scanner_squares,
     training_boards,
 )
-from model.features import SIDE
+from model.features import SIDE, normalise_crops
 from model.training.dataset import SCENE_DIR, SCENE_LABELS, load_scene_squares
 
 
@@ -57,3 +58,20 @@ def test_a_scene_is_cut_as_the_scanner_cuts_it_and_its_mosaic_keeps_the_squares_
     whole = mosaic(crops, n)
     assert whole.shape == (n * SIDE, n * SIDE, 3)
     assert (whole[SIDE : 2 * SIDE, 2 * SIDE : 3 * SIDE] == crops[n + 2]).all()
+
+
+def test_a_scene_s_squares_go_through_the_scanner_s_own_cut(monkeypatch):
+    """scanner_squares cuts with scanner.recognizer.kingdom_cut (a smear undone, a small kingdom from the
+    photo in full), so the training squares follow the scanner's reading."""
+    cuts = []
+
+    def spy(*args, **kwargs):
+        cuts.append((args, kwargs, scene_squares_cut(*args, **kwargs)))
+        return cuts[-1][2]
+
+    scene_squares_cut = scene_squares.kingdom_cut
+    monkeypatch.setattr(scene_squares, "kingdom_cut", spy)
+    scene = generate_hard_scene(SCENE_SEEDS[0], boards=training_boards(), size=(1200, 900), jpeg=False)
+    crops, _ = scanner_squares(scene, np.random.default_rng(0))
+    assert len(cuts) == 1 and np.array_equal(crops, normalise_crops(cuts[0][2].crops))
+    assert cuts[0][1]["full"] is None  # a photo under the scanner's decoding size is not decoded again

@@ -33,7 +33,8 @@ from scanner.reading import (
     deblurred_kingdom,
     review_reasons,
 )
-from scanner.recognizer import BLURRED_NOTE, SMEARED_NOTE, KingdomScanner
+from scanner.recognizer import BLURRED_NOTE, SMEARED_NOTE, KingdomScanner, kingdom_cut
+from scanner.rectify import cut_squares
 from scanner.tall import lean_castle
 from tests.support.scan_fakes import ColourClassifier
 
@@ -237,6 +238,8 @@ class _Recording(ColourClassifier):
 
     def predict_proba(self, images, photo: bool = False, context=()) -> np.ndarray:
         self.sharpness += [float(cv2.Laplacian(image, cv2.CV_32F).var()) for image in images]
+        if getattr(self, "first", ()) is None:  # the squares of the first call, when asked to keep them
+            self.first = list(images)
         return super().predict_proba(images, photo, context)
 
 
@@ -258,6 +261,29 @@ def test_the_scanner_reads_a_smeared_kingdom_s_squares_deconvolved():
     assert deblurred == {DEFAULT_READING.deblur_clear: True, 0.0: False}
     # and the player is told why more squares are marked
     assert noted == deblurred
+
+
+def test_the_scanner_s_cut_undoes_a_smear_and_leaves_a_sharp_kingdom_alone():
+    """kingdom_cut, the one path from a photo and a frame to the squares the classifier reads (the scanner's
+    and the training scenes'): a smeared kingdom's squares are deconvolved, a sharp one's cut as taken."""
+    scene = generate_scene(6, size=(2400, 1800))
+    _, corners = scene.upright()
+    homography = located_by_hand(corners, 5, None).homography
+    smeared = cv2.filter2D(scene.image, -1, line_psf(24, 10), borderType=cv2.BORDER_REFLECT)
+    sharp_cut, smeared_cut = kingdom_cut(scene.image, homography, 5), kingdom_cut(smeared, homography, 5)
+    assert sharp_cut.smear is None and smeared_cut.smear is not None
+    assert len(sharp_cut.crops) == len(smeared_cut.crops) == 25
+
+    def sharpness(crops) -> float:
+        return float(np.mean([cv2.Laplacian(crop, cv2.CV_32F).var() for crop in crops]))
+
+    assert sharpness(smeared_cut.crops) > 1.5 * sharpness(cut_squares(smeared_cut.rectified, 5))
+    assert np.array_equal(cut_squares(sharp_cut.rectified, 5)[7], sharp_cut.crops[7])  # as taken
+    # and the scanner's classifier reads exactly these squares
+    classifier = _Recording()
+    classifier.first = None
+    KingdomScanner(classifier).scan(smeared, corners=corners, grid=5)
+    assert all(np.array_equal(a, b) for a, b in zip(classifier.first, smeared_cut.crops, strict=True))
 
 
 @pytest.mark.model

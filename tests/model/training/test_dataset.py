@@ -227,9 +227,14 @@ def test_scene_squares_are_cut_from_their_mosaic_and_grouped_with_their_kingdom(
 def test_the_scene_squares_change_the_cache_key_of_the_rows(tmp_path: Path):
     data_dir = _data_dir(tmp_path, None)
     without = _rows_key(DEFAULT_PLAN, data_dir)
-    _scene_folder(data_dir)
+    folder = _scene_folder(data_dir)
     assert _rows_key(DEFAULT_PLAN, data_dir) != without
     assert len(load_scene_squares(tmp_path / "nowhere")[0]) == 0
+    # squares cut again under the same labels (a change in the scanner's cut) are other material
+    with_scenes = _rows_key(DEFAULT_PLAN, data_dir)
+    mosaic = cv2.imread(str(folder / "scene-1.png"))
+    cv2.imwrite(str(folder / "scene-1.png"), 255 - mosaic)
+    assert _rows_key(DEFAULT_PLAN, data_dir) not in (with_scenes, without)
 
 
 #: the default plan's fields, as the shipped model's card lists them: an option off by default adds none
