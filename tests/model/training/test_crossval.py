@@ -79,6 +79,15 @@ def test_scene_squares_follow_the_fold_of_their_kingdom():
         assert (folds[boards] == folds[row]).all() and folds[row] >= 0
 
 
+def test_squares_of_tiled_scenes_follow_the_fold_of_their_tiles_photo():
+    table = with_scene_rows(small_table())
+    table.groups[table.sources == SCENE_SOURCE] = ["p1", "p3", "p4"]
+    folds = crossval.assign_folds(table, 2)
+    for row in np.flatnonzero(table.sources == SCENE_SOURCE):
+        tiles = table.original & (table.groups == table.groups[row])
+        assert tiles.any() and (folds[tiles] == folds[row]).all() and folds[row] >= 0
+
+
 def test_a_set_read_by_a_model_fitted_without_it_is_fitted_without_scenes_of_its_kingdoms(monkeypatch):
     table = with_scene_rows(small_table())
     fitted_on: list[np.ndarray] = []
