@@ -9,13 +9,18 @@ does at run time: the photo decoded to the scanner's working size, the frame fro
 corners moved by a locator-sized error, brightened when dark, rectified and cut (``scanner.rectify``),
 then normalised to the classifier's input size.
 
+A second block (``TILED_SEEDS``) tiles its kingdoms from the spetryk single-square tiles instead
+(``scenes.tiled_kingdom``): tiles of hundreds of phone photos, each with its own cast, under the scene's
+one light, never a tile of a source photo any bench model holds out (``training_tiles``). Each of their
+squares is grouped with its tile's source photo, as that tile's own rows are (``square_groups``).
+
 It writes ``data/real/scene_squares/``: one JPEG per scene with its N×N squares side by side at the
 classifier's input size (``model.features.SIDE``, a multiple of the JPEG block, so no square bleeds into
 its neighbour) and ``labels.json`` (the truth of every square, the scene's kingdom, class and seed).
 ``model.training`` reads them as augmented rows grouped with their kingdom; the folder is committed, so
 the project trains from a fresh clone without generating anything.
 
-``python -m benchmarks.scene_squares [--count N]`` regenerates it (same seeds, same squares).
+``python -m benchmarks.scene_squares [--count N] [--tiled N]`` regenerates it (same seeds, same squares).
 """
 
 from __future__ import annotations
