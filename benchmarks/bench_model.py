@@ -72,6 +72,11 @@ def outside_held_out() -> HeldOut:
     return HeldOut("outside", HOLDOUT_KINGDOMS, tuple(holdout_source_photos()))
 
 
+def held_out_source_photos() -> tuple[str, ...]:
+    """Every tile source photo any bench model leaves out of training (the union of their HeldOut's)."""
+    return tuple(sorted({photo for held in (HARD, outside_held_out()) for photo in held.source_photos}))
+
+
 def held_out_by_rule(kingdom_ids: list[str]) -> tuple[str, ...]:
     """Every fourth kingdom id in sorted order, starting from the third."""
     return tuple(sorted(set(kingdom_ids))[2::4])

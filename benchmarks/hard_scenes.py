@@ -40,6 +40,7 @@ from benchmarks.scenes import (
     SQUARE_PX,
     Scene,
     Sheet,
+    TilePool,
     _board_squares,
     _is_mirrored,
     _mixed_kingdom,
@@ -48,6 +49,7 @@ from benchmarks.scenes import (
     camera_projection,
     fits_photo,
     light_falloff,
+    tiled_kingdom,
     world_canvas,
 )
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Terrain
@@ -257,12 +259,15 @@ def generate_hard_scene(
     size: tuple[int, int] | None = None,
     jpeg: bool = True,
     overrides: dict | None = None,
+    tiles: TilePool | None = None,
 ) -> Scene:
     """One hard table photo of class ``condition`` (by default the seed's class), built from ``boards``
     (by default the boards of the kingdoms held out of the bench model's training).
 
     ``overrides`` replaces drawn conditions (keys of ``OPTION_NAMES``, e.g. ``{"castle": False}``) and
     leaves every other draw as it was, so two scenes that differ by one condition can be compared.
+    ``tiles`` tiles the kingdom from that pool's single-square tiles (``scenes.tiled_kingdom``; 5×5 or
+    ``grid_size``) instead of a board; ``params["tile_photos"]`` then names each square's source photo.
     ``params["camera"]`` holds the 3×4 projection (world units, z up) and the camera's centre."""
     from benchmarks.bench_model import held_out_boards
 
@@ -278,7 +283,13 @@ def generate_hard_scene(
     names = boards if boards is not None else held_out_boards()
     board = names[int(rng.integers(len(names)))]
     width, height = size if size is not None else PHOTO_SIZES[int(rng.integers(len(PHOTO_SIZES)))]
-    squares, kingdom = _board_squares(board) if grid_size == 5 else _mixed_kingdom(rng, names, grid_size)
+    tile_photos = None
+    if tiles is not None:
+        squares, kingdom, tile_photos = tiled_kingdom(rng, tiles, grid_size)
+    elif grid_size == 5:
+        squares, kingdom = _board_squares(board)
+    else:
+        squares, kingdom = _mixed_kingdom(rng, names, grid_size)
     n = kingdom.grid_size
     present = np.array([[kingdom[r, c].terrain != Terrain.EMPTY for c in range(n)] for r in range(n)])
     castle = next(((r, c) for (r, c), sq in kingdom.cells() if sq.terrain == Terrain.CASTLE), None)
@@ -403,6 +414,8 @@ def generate_hard_scene(
         "gap": round(gap, 2),
         "camera": {"projection": projection.tolist(), "centre": camera.tolist()},
     }
+    if tile_photos is not None:
+        params["tile_photos"] = tile_photos
     return Scene(image, labelled, corners.astype(np.float64), seed, board, params)
 
 

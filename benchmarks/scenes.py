@@ -103,6 +103,56 @@ def _mixed_kingdom(rng: np.random.Generator, names: list[str], size: int) -> tup
     return squares, kingdom
 
 
+@dataclass(frozen=True)
+class TilePool:
+    """Single-square spetryk tiles (other phones, other tables, each photo with its own cast) to tile a
+    kingdom from: per terrain, (image path, square, source photo). Tiles of ``excluded`` source photos
+    and tiles whose folder label was corrected are left out."""
+
+    tiles: dict
+    excluded: frozenset
+
+    @classmethod
+    def without(cls, excluded_photos) -> TilePool:
+        corrections = DATA_DIR / "label_corrections.json"
+        corrected = {fix["image"] for fix in json.loads(corrections.read_text())["tiles"]}
+        excluded = frozenset(excluded_photos)
+        tiles: dict[str, list] = {}
+        for entry in _labels()["tiles_spetryk"]:
+            if entry["source_photo"] in excluded or entry["image"] in corrected:
+                continue
+            square = Square(Terrain(entry["terrain"]), int(entry["crowns"]))
+            tiles.setdefault(entry["terrain"], []).append((entry["image"], square, entry["source_photo"]))
+        return cls({terrain: sorted(found) for terrain, found in sorted(tiles.items())}, excluded)
+
+
+@lru_cache(maxsize=4096)
+def _tile_image(path: str) -> np.ndarray:
+    image = cv2.imread(str(DATA_DIR / path), cv2.IMREAD_COLOR)
+    return cv2.resize(image, (SQUARE_PX, SQUARE_PX), interpolation=cv2.INTER_CUBIC)
+
+
+def tiled_kingdom(
+    rng: np.random.Generator, pool: TilePool, size: int
+) -> tuple[np.ndarray, Kingdom, list[list[str]]]:
+    """A size×size kingdom tiled from the pool's tiles, castle tile in the middle: each square a terrain
+    drawn evenly, then one tile of it, turned a random quarter. Returns the squares, the kingdom and the
+    source photo of every square (row-major grid)."""
+    terrains = [t for t in pool.tiles if t != Terrain.CASTLE.value]
+    middle = size // 2
+    chosen = []
+    for r in range(size):
+        for c in range(size):
+            drawn = terrains[rng.integers(len(terrains))]
+            terrain = Terrain.CASTLE.value if (r, c) == (middle, middle) else drawn
+            path, square, photo = pool.tiles[terrain][rng.integers(len(pool.tiles[terrain]))]
+            chosen.append((np.rot90(_tile_image(path), int(rng.integers(4))), square, photo))
+    squares = np.stack([image for image, _, _ in chosen]).reshape(size, size, SQUARE_PX, SQUARE_PX, 3)
+    kingdom = Kingdom.from_rows([[chosen[r * size + c][1] for c in range(size)] for r in range(size)])
+    photos = [[chosen[r * size + c][2] for c in range(size)] for r in range(size)]
+    return np.ascontiguousarray(squares), kingdom, photos
+
+
 # --- table textures --------------------------------------------------------------------------------
 def _table(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
     """A table surface: wood, cloth, laminate or dark felt, with low-contrast texture."""

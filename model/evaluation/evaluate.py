@@ -87,15 +87,24 @@ def scene_lines(table) -> list[str]:
     scene = table.sources == SCENE_SOURCE
     if not scene.any():
         return []
-    kingdoms = len(set(table.groups[scene]))
+    groups = table.groups[scene]
+    tiled = np.char.startswith(groups.astype(str), "photo-")
+    kingdoms = len(set(groups[~tiled]))
+    of_tiles = (
+        f" and of kingdoms tiled from the single tiles of {len(set(groups[tiled]))} source photos "
+        f"({int(tiled.sum())} squares)"
+        if tiled.any()
+        else ""
+    )
     return [
         f"- Whole-table scenes: {int(scene.sum())} squares cut by the scanner's own cut "
         "(`recognizer.kingdom_cut`: frame, rectify, a smear undone, a small kingdom from the photo in full) "
-        f"from generated table photos of {kingdoms} of the board kingdoms (`data/real/scene_squares`, "
-        "`python -m benchmarks.scene_squares`): the cardboard castle in the four player colours, king "
-        "meeples, mats and strong cloths through empty squares, warm/cold/dim light, blur, 40–400 px per "
-        "square. Grouped with their kingdom, so a fold never trains on scenes of the kingdoms it reads; "
-        "training rows only, never scored."
+        f"from generated table photos of {kingdoms} of the board kingdoms{of_tiles} "
+        "(`data/real/scene_squares`, `python -m benchmarks.scene_squares`): the cardboard castle in the "
+        "four player colours, king meeples, mats and strong cloths through empty squares, warm/cold/dim "
+        "light, blur, 40–400 px per square. Grouped with their kingdom (a tiled square with its tile's "
+        "photo), so a fold never trains on scenes of the kingdoms or photos it reads; training rows only, "
+        "never scored."
     ]
 
 

@@ -188,7 +188,8 @@ def scene_digest(data_dir: Path = DEFAULT_DATA_DIR) -> str:
 
 def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, list[int]]:
     """The squares cut from generated whole-table scenes (none when the folder is missing), grouped with
-    their kingdom, and the index of each square's scene (its photo)."""
+    their kingdom (or, in a scene tiled from single tiles, with the group its labels name for the square:
+    its tile's source photo), and the index of each square's scene (its photo)."""
     squares, photos = SquareSet(), []
     folder = data_dir / SCENE_FOLDER
     if not (folder / SCENE_LABELS).is_file():
@@ -199,6 +200,7 @@ def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, li
         image = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
         grid = entry["grid"]
         n = len(grid)
+        groups = entry.get("groups") or [[f"kingdom-{entry['kingdom_id']}"] * n] * n
         if image is None or image.shape[0] != image.shape[1] or image.shape[0] % n:
             continue
         side = image.shape[0] // n
@@ -206,7 +208,7 @@ def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, li
             for c, cell in enumerate(row):
                 squares.images.append(image[r * side : (r + 1) * side, c * side : (c + 1) * side])
                 squares.labels.append(_label_index(cell["terrain"], cell["crowns"]))
-                squares.groups.append(f"kingdom-{entry['kingdom_id']}")
+                squares.groups.append(groups[r][c])
                 squares.sources.append(SCENE_SOURCE)
                 squares.names.append(f"{name}#{r},{c}")
                 photos.append(index)

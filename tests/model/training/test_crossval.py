@@ -16,6 +16,7 @@ from model.evaluation.evaluate import (
     board_timing,
     held_out_section,
     most_frequent_errors,
+    scene_lines,
     unsure_photos,
     unsure_square_timing,
 )
@@ -77,6 +78,23 @@ def test_scene_squares_follow_the_fold_of_their_kingdom():
     for row in np.flatnonzero(table.sources == SCENE_SOURCE):
         boards = table.original & (table.groups == table.groups[row])
         assert (folds[boards] == folds[row]).all() and folds[row] >= 0
+
+
+def test_squares_of_tiled_scenes_follow_the_fold_of_their_tiles_photo():
+    table = with_scene_rows(small_table())
+    table.groups[table.sources == SCENE_SOURCE] = ["p1", "p3", "p4"]
+    folds = crossval.assign_folds(table, 2)
+    for row in np.flatnonzero(table.sources == SCENE_SOURCE):
+        tiles = table.original & (table.groups == table.groups[row])
+        assert tiles.any() and (folds[tiles] == folds[row]).all() and folds[row] >= 0
+
+
+def test_the_card_counts_scene_kingdoms_and_the_photos_of_tiled_scenes_apart():
+    table = with_scene_rows(small_table())
+    assert "of 2 of the board kingdoms (" in scene_lines(table)[0]
+    table.groups[np.flatnonzero(table.sources == SCENE_SOURCE)[-1]] = "photo-p2"
+    line = scene_lines(table)[0]
+    assert "of 1 of the board kingdoms and of kingdoms tiled from the single tiles of 1 source photos" in line
 
 
 def test_a_set_read_by_a_model_fitted_without_it_is_fitted_without_scenes_of_its_kingdoms(monkeypatch):

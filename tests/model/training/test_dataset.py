@@ -224,6 +224,16 @@ def test_scene_squares_are_cut_from_their_mosaic_and_grouped_with_their_kingdom(
     assert squares.names[1] == "scene-1.png#0,1"
 
 
+def test_the_squares_of_a_tiled_scene_take_the_groups_its_labels_name(tmp_path: Path):
+    folder = _scene_folder(tmp_path)
+    labels = json.loads((folder / SCENE_LABELS).read_text(encoding="utf-8"))
+    labels["scenes"]["scene-1.png"]["kingdom_id"] = "tiled"
+    labels["scenes"]["scene-1.png"]["groups"] = [["photo-a", "photo-b"], ["photo-c", "photo-a"]]
+    (folder / SCENE_LABELS).write_text(json.dumps(labels), encoding="utf-8")
+    squares, photos = load_scene_squares(tmp_path)
+    assert squares.groups == ["photo-a", "photo-b", "photo-c", "photo-a"] and photos == [0, 0, 0, 0]
+
+
 def test_the_scene_squares_change_the_cache_key_of_the_rows(tmp_path: Path):
     data_dir = _data_dir(tmp_path, None)
     without = _rows_key(DEFAULT_PLAN, data_dir)
