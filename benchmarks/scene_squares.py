@@ -39,7 +39,7 @@ from benchmarks.hard_scenes import generate_hard_scene
 from benchmarks.scenes import TilePool, board_names
 from kingdomino.board import Terrain
 from model.features import SIDE, normalise_crops
-from model.training.dataset import SCENE_DIR, SCENE_LABELS
+from model.training.dataset import SCENE_DIR, SCENE_LABELS, TILED_KINGDOM
 from scanner.geometry import frame_homography, upright_rotation
 from scanner.imageio import load_photo
 from scanner.recognizer import DECODE_MAX_SIDE, full_photo, kingdom_cut
@@ -154,7 +154,7 @@ def write_scene_squares(
             scene = generate_hard_scene(
                 seed, boards=boards, grid_size=tiled_grid_size(seed), overrides={"castle": True}, tiles=pool
             )
-            kingdom_id = "tiled"
+            kingdom_id = TILED_KINGDOM
         else:
             overrides = {"castle": True} if index >= CASTLE_SCENES_FROM else None
             scene = generate_hard_scene(seed, boards=boards, overrides=overrides)
@@ -167,7 +167,7 @@ def write_scene_squares(
         cv2.imwrite(str(out / name), mosaic(crops, n), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         scenes[name] = {
             "seed": seed,
-            "board": None if kingdom_id == "tiled" else scene.board,
+            "board": None if kingdom_id == TILED_KINGDOM else scene.board,
             "kingdom_id": kingdom_id,
             "condition": scene.params["condition"],
             "castle_model": scene.params["castle_model"],
@@ -182,7 +182,7 @@ def write_scene_squares(
             scenes[name]["groups"] = groups
         _write_labels(out, scenes)  # after every scene: a run stopped early leaves usable material
         if verbose:
-            shown = f"{n}×{n} tiled" if kingdom_id == "tiled" else f"{scene.board} ({kingdom_id})"
+            shown = f"{n}×{n} tiled" if kingdom_id == TILED_KINGDOM else f"{scene.board} ({kingdom_id})"
             print(f"{name}: {shown}, {scene.params['condition']}", flush=True)
     return out
 

@@ -322,7 +322,7 @@ class KingdomScanner:
         if shift != (0, 0):  # an empty edge row or column: place the frame with the castle central
             gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
             moved = self._moved(gray, homography, n, shift)
-            moved_cut = kingdom_cut(image, moved, n, self.reading, full, lightness)
+            moved_cut = kingdom_cut(image, moved, n, self.reading, like=cut)
             again = self._read(moved_cut, moved, n, {}, self._table_cells(seen, moved, n))
             castle = castle_square(read[0])
             expected = (castle[0] - shift[0], castle[1] - shift[1])
@@ -594,6 +594,7 @@ class KingdomCut:
     rectified: np.ndarray  # the kingdom as taken: the castle, pieces and glare are looked for on it
     crops: list  # the N*N squares the classifier reads, row by row: cut with a clear motion blur undone
     smear: Smear | None  # the smear undone (reading.deblurred_kingdom), or None
+    detail: tuple | None = None  # (full-resolution part, map from the photo's pixels) cut from, or None
 
 
 def kingdom_cut(
@@ -604,24 +605,30 @@ def kingdom_cut(
     full: Callable[[], np.ndarray] | None = None,
     lightness: float | None = None,
     rectified: np.ndarray | None = None,
+    like: KingdomCut | None = None,
 ) -> KingdomCut:
     """The squares of the N×N frame (grid -> ``image`` ``homography``) as the scanner reads them: the photo
     brightened when dark, the kingdom rectified from the photo decoded in full when small (``full``, see
     detail_source; None for an array), a clear straight motion blur undone, the squares cut. The one path
     of the scanner and of the training squares cut from whole scenes (benchmarks.scene_squares).
     ``lightness``: the frame's kingdom_lightness, ``rectified``: the frame rectified from ``image``, when
-    known."""
-    if lightness is None:
-        rectified = rectify(image, homography, n) if rectified is None else rectified
-        lightness = _lightness(rectified)
-    seen = brightened(image, homography, n, lightness)
-    detail = detail_source(image, homography, n, full, lightness, settings.full_resolution_below)
+    known; ``like``: an earlier cut of this photo whose brightened copy and full-resolution part serve this
+    frame too (the frame moved by a square: one decision on the resolution for both readings compared)."""
+    if like is not None:
+        seen, detail = like.seen, like.detail
+        rectified = None
+    else:
+        if lightness is None:
+            rectified = rectify(image, homography, n) if rectified is None else rectified
+            lightness = _lightness(rectified)
+        seen = brightened(image, homography, n, lightness)
+        detail = detail_source(image, homography, n, full, lightness, settings.full_resolution_below)
     if detail is not None:
         rectified = rectify(detail[0], detail[1] @ homography, n)
     elif seen is not image or rectified is None:
         rectified = rectify(seen, homography, n)
     restored, smear = deblurred_kingdom(rectified, n, settings)  # undone for the classifier only
-    return KingdomCut(seen, rectified, cut_squares(restored, n), smear)
+    return KingdomCut(seen, rectified, cut_squares(restored, n), smear, detail)
 
 
 def kingdom_lightness(image: np.ndarray, homography: np.ndarray, n: int) -> float:

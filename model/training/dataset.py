@@ -26,6 +26,8 @@ SCENE_SOURCE = "scene"
 #: Squares cut from generated whole-table scenes of training kingdoms (benchmarks.scene_squares writes
 #: them), in this folder of the data directory, described by its SCENE_LABELS.
 SCENE_FOLDER = "scene_squares"
+#: The kingdom id of a scene tiled from single tiles: its squares are grouped one by one (labels' "groups").
+TILED_KINGDOM = "tiled"
 SCENE_DIR = DEFAULT_DATA_DIR / SCENE_FOLDER
 SCENE_LABELS = "labels.json"
 #: Tile labels the photos contradict, next to labels.json (see its "description").
@@ -201,6 +203,8 @@ def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, li
         grid = entry["grid"]
         n = len(grid)
         groups = entry.get("groups") or [[f"kingdom-{entry['kingdom_id']}"] * n] * n
+        if entry["kingdom_id"] == TILED_KINGDOM and "groups" not in entry:
+            raise ValueError(f"{name}: a tiled scene without its squares' groups (regenerate the scenes)")
         if image is None or image.shape[0] != image.shape[1] or image.shape[0] % n:
             continue
         side = image.shape[0] // n

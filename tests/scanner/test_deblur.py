@@ -34,7 +34,7 @@ from scanner.reading import (
     review_reasons,
 )
 from scanner.recognizer import BLURRED_NOTE, SMEARED_NOTE, KingdomScanner, kingdom_cut
-from scanner.rectify import cut_squares
+from scanner.rectify import cut_squares, rectify
 from scanner.tall import lean_castle
 from tests.support.scan_fakes import ColourClassifier
 
@@ -284,6 +284,22 @@ def test_the_scanner_s_cut_undoes_a_smear_and_leaves_a_sharp_kingdom_alone():
     classifier.first = None
     KingdomScanner(classifier).scan(smeared, corners=corners, grid=5)
     assert all(np.array_equal(a, b) for a, b in zip(classifier.first, smeared_cut.crops, strict=True))
+
+
+def test_a_cut_like_an_earlier_one_reuses_its_brightened_copy_and_full_resolution_part():
+    """A frame moved by a square is read from the same brightened copy and the same full-resolution part
+    as the frame it moved from, so the two readings compared differ only by where the frame lies."""
+    scene = generate_scene(6, size=(2400, 1800))
+    _, corners = scene.upright()
+    homography = located_by_hand(corners, 5, None).homography
+    reduced = cv2.resize(scene.image, (300, 225), interpolation=cv2.INTER_AREA)
+    small = np.diag([0.125, 0.125, 1.0]) @ homography
+    first = kingdom_cut(reduced, small, 5, full=lambda: scene.image)
+    assert first.detail is not None  # a kingdom this small is cut from the photo in full
+    moved = small @ np.array([[1.0, 0, 1], [0, 1, 0], [0, 0, 1]])
+    again = kingdom_cut(reduced, moved, 5, like=first, full=lambda: pytest.fail("decoded again"))
+    assert again.seen is first.seen and again.detail is first.detail
+    assert np.array_equal(again.rectified, rectify(first.detail[0], first.detail[1] @ moved, 5))
 
 
 @pytest.mark.model

@@ -234,6 +234,17 @@ def test_the_squares_of_a_tiled_scene_take_the_groups_its_labels_name(tmp_path: 
     assert squares.groups == ["photo-a", "photo-b", "photo-c", "photo-a"] and photos == [0, 0, 0, 0]
 
 
+def test_a_tiled_scene_without_its_squares_groups_is_refused(tmp_path: Path):
+    """A tiled scene's squares belong to their tiles' photos: without those groups they would fall in no
+    fold (always trained, a leak), so the labels are refused instead."""
+    folder = _scene_folder(tmp_path)
+    labels = json.loads((folder / SCENE_LABELS).read_text(encoding="utf-8"))
+    labels["scenes"]["scene-1.png"]["kingdom_id"] = "tiled"
+    (folder / SCENE_LABELS).write_text(json.dumps(labels), encoding="utf-8")
+    with pytest.raises(ValueError, match="without its squares' groups"):
+        load_scene_squares(tmp_path)
+
+
 def test_the_scene_squares_change_the_cache_key_of_the_rows(tmp_path: Path):
     data_dir = _data_dir(tmp_path, None)
     without = _rows_key(DEFAULT_PLAN, data_dir)
