@@ -315,7 +315,7 @@ class KingdomScanner:
         timings["table"] = time.perf_counter() - t0
         t0 = time.perf_counter()  # the kingdom rectified for its lightness is read, unless brightened or slid
         known = rectified if seen is image and slide == (0, 0) else None
-        cut = kingdom_cut(image, homography, n, self.reading, full, lightness, known)
+        cut = kingdom_cut(image, homography, n, self.reading, full, lightness, known, seen=seen)
         timings["rectify"] = time.perf_counter() - t0  # with the photo decoded again for a small kingdom
         read = self._read(cut, homography, n, timings, table)
         shift = castle_shift(read[0]) if not by_hand else (0, 0)
@@ -606,6 +606,7 @@ def kingdom_cut(
     lightness: float | None = None,
     rectified: np.ndarray | None = None,
     like: KingdomCut | None = None,
+    seen: np.ndarray | None = None,
 ) -> KingdomCut:
     """The squares of the N×N frame (grid -> ``image`` ``homography``) as the scanner reads them: the photo
     brightened when dark, the kingdom rectified from the photo decoded in full when small (``full``, see
@@ -613,7 +614,8 @@ def kingdom_cut(
     of the scanner and of the training squares cut from whole scenes (benchmarks.scene_squares).
     ``lightness``: the frame's kingdom_lightness, ``rectified``: the frame rectified from ``image``, when
     known; ``like``: an earlier cut of this photo whose brightened copy and full-resolution part serve this
-    frame too (the frame moved by a square: one decision on the resolution for both readings compared)."""
+    frame too (the frame moved by a square: one decision on the resolution for both readings compared);
+    ``seen``: ``image`` brightened for ``lightness`` already (brightened), when known."""
     if like is not None:
         seen, detail = like.seen, like.detail
         rectified = None
@@ -621,7 +623,7 @@ def kingdom_cut(
         if lightness is None:
             rectified = rectify(image, homography, n) if rectified is None else rectified
             lightness = _lightness(rectified)
-        seen = brightened(image, homography, n, lightness)
+        seen = brightened(image, homography, n, lightness) if seen is None else seen
         detail = detail_source(image, homography, n, full, lightness, settings.full_resolution_below)
     if detail is not None:
         rectified = rectify(detail[0], detail[1] @ homography, n)
