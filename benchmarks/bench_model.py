@@ -54,7 +54,9 @@ class HeldOut:
     @property
     def groups(self) -> list[str]:
         """The training table's group ids of the held-out rows."""
-        return [f"kingdom-{k}" for k in self.kingdoms] + [f"photo-{p}" for p in self.source_photos]
+        from model.training.dataset import kingdom_group, photo_group
+
+        return [kingdom_group(k) for k in self.kingdoms] + [photo_group(p) for p in self.source_photos]
 
     def describe(self) -> str:
         tiles = f" and the tiles of {len(self.source_photos)} source photos" if self.source_photos else ""

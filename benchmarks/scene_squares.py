@@ -39,7 +39,7 @@ from benchmarks.hard_scenes import generate_hard_scene
 from benchmarks.scenes import TilePool, board_names
 from kingdomino.board import Terrain
 from model.features import SIDE, normalise_crops
-from model.training.dataset import SCENE_DIR, SCENE_LABELS, TILED_KINGDOM
+from model.training.dataset import SCENE_DIR, SCENE_LABELS, TILED_KINGDOM, photo_group
 from scanner.geometry import frame_homography, upright_rotation
 from scanner.imageio import load_photo
 from scanner.recognizer import DECODE_MAX_SIDE, full_photo, kingdom_cut
@@ -111,7 +111,7 @@ def square_groups(scene) -> list[list[str]] | None:
     castle = next(photos[r][c] for (r, c), square in cells if square.terrain == Terrain.CASTLE)
     grid = np.empty((n, n), dtype=object)
     for (r, c), square in cells:
-        grid[r, c] = f"photo-{castle if square.terrain == Terrain.EMPTY else photos[r][c]}"
+        grid[r, c] = photo_group(castle if square.terrain == Terrain.EMPTY else photos[r][c])
     return np.rot90(grid, upright_rotation(scene.corners)).tolist()
 
 

@@ -61,6 +61,7 @@ from model.training.crossval import CODEBOOK_WORDS, held_out_source
 from model.training.dataset import (
     BOARD_SOURCE,
     DEFAULT_DATA_DIR,
+    PHOTO_GROUP,
     SCENE_SOURCE,
     TILE_SOURCE,
     board_squares,
@@ -88,7 +89,7 @@ def scene_lines(table) -> list[str]:
     if not scene.any():
         return []
     groups = table.groups[scene]
-    tiled = np.char.startswith(groups.astype(str), "photo-")
+    tiled = np.char.startswith(groups.astype(str), PHOTO_GROUP)
     kingdoms = len(set(groups[~tiled]))
     of_tiles = (
         f" and of kingdoms tiled from the single tiles of {len(set(groups[tiled]))} source photos "

@@ -26,6 +26,20 @@ SCENE_SOURCE = "scene"
 #: Squares cut from generated whole-table scenes of training kingdoms (benchmarks.scene_squares writes
 #: them), in this folder of the data directory, described by its SCENE_LABELS.
 SCENE_FOLDER = "scene_squares"
+#: The prefix of a tile's training group, which names its source photo (its tiles share a camera and light).
+PHOTO_GROUP = "photo-"
+
+
+def photo_group(source_photo: str) -> str:
+    """The training group of the squares of one tile source photo."""
+    return f"{PHOTO_GROUP}{source_photo}"
+
+
+def kingdom_group(kingdom_id: str) -> str:
+    """The training group of the squares of one kingdom (its board photos and their scenes)."""
+    return f"kingdom-{kingdom_id}"
+
+
 #: The kingdom id of a scene tiled from single tiles: its squares are grouped one by one (labels' "groups").
 TILED_KINGDOM = "tiled"
 SCENE_DIR = DEFAULT_DATA_DIR / SCENE_FOLDER
@@ -86,7 +100,7 @@ def load_boards(data_dir: Path = DEFAULT_DATA_DIR) -> list[BoardPhoto]:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         grid = entry["grid"]
         labels = np.array([_label_index(cell["terrain"], cell["crowns"]) for row in grid for cell in row])
-        photos.append(BoardPhoto(name, image, labels, f"kingdom-{entry['kingdom_id']}"))
+        photos.append(BoardPhoto(name, image, labels, kingdom_group(entry["kingdom_id"])))
     return photos
 
 
@@ -169,7 +183,7 @@ def load_tiles(data_dir: Path = DEFAULT_DATA_DIR) -> SquareSet:
         label = _label_index(entry["terrain"], entry["crowns"])
         tiles.images.append(image)
         tiles.labels.append(corrections.get(entry["image"], (label, label))[1])
-        tiles.groups.append(f"photo-{entry['source_photo']}")
+        tiles.groups.append(photo_group(entry["source_photo"]))
         tiles.sources.append(TILE_SOURCE)
         tiles.names.append(entry["image"])
     return tiles
@@ -202,7 +216,7 @@ def load_scene_squares(data_dir: Path = DEFAULT_DATA_DIR) -> tuple[SquareSet, li
         image = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
         grid = entry["grid"]
         n = len(grid)
-        groups = entry.get("groups") or [[f"kingdom-{entry['kingdom_id']}"] * n] * n
+        groups = entry.get("groups") or [[kingdom_group(entry["kingdom_id"])] * n] * n
         if entry["kingdom_id"] == TILED_KINGDOM and "groups" not in entry:
             raise ValueError(f"{name}: a tiled scene without its squares' groups (regenerate the scenes)")
         if image is None or image.shape[0] != image.shape[1] or image.shape[0] % n:
