@@ -268,12 +268,28 @@ def test_a_kingdom_found_only_on_a_deblurred_copy_is_read_with_a_note_or_refused
     result = scanner.scan(scene.image)
     assert recognizer.BLURRED_NOTE in result.notes
     assert str(result.kingdom) == str(scene.upright()[0])
-    # two squares off each way: the frame holds table and broken dominoes, and many squares are flagged
+    # two squares off each way: the frame holds table and broken dominoes; it is refused, or moved back by
+    # the castle's place and read right (which one depends on how sure the model is), never read wrong
     off = moved_frame(found.homography, 2, 2)
     deblurred = Located(5, frame_corners(off, 5), off, found.square_px, deblurred=True)
-    with pytest.raises(KingdomNotFoundError) as caught:
-        scanner.scan(scene.image)
-    assert isinstance(caught.value, FrameUnreliable)
+    try:
+        moved = scanner.scan(scene.image)
+    except KingdomNotFoundError as refused:
+        assert isinstance(refused, FrameUnreliable)
+    else:
+        assert recognizer.MOVED_FRAME_NOTE in moved.notes and str(moved.kingdom) == str(scene.upright()[0])
+    # a classifier unsure of many squares: the frame from the blurred copy is refused, the same frame found
+    # on the photo itself is read with its squares flagged
+    for blurred in (True, False):
+        located = Located(5, found.corners, found.homography, found.square_px, deblurred=blurred)
+        unsure = KingdomScanner(
+            classifier=UnsureColourClassifier(), locate=lambda *args, located=located, **kwargs: located
+        )
+        if blurred:
+            with pytest.raises(FrameUnreliable):
+                unsure.scan(scene.image)
+        else:
+            assert unsure.scan(scene.image).flagged.sum() > recognizer.BLURRED_MAX_FLAGGED * 25
 
 
 def test_a_frame_given_by_hand_is_read_where_it_is_placed(fake_scanner, scene) -> None:

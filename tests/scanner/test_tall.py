@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
-from kingdomino.labels import CASTLE_LABEL, LABEL_INDEX, LABELS
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
 from scanner.decode import decode_kingdom
 from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.recognizer import PIECE_NOTE, KingdomScanner
@@ -435,8 +435,9 @@ def test_a_king_beside_the_castle_is_flagged_and_leaves_the_castle_and_its_squar
 
 class CastleSeenOn:
     """The shipped classifier, but reading ``share`` of the castle on the whole square ``cell`` (upright row,
-    column) of an N×N frame, as when the top of a castle leaning over it shows there; it counts the squares
-    read again from their visible part (the calls with the frame as ``context``)."""
+    column) of an N×N frame, as when the top of a castle leaning over it shows there, and the rest as the
+    artwork it reads there (its tiles' share, whatever the model makes of the piece standing on it); it
+    counts the squares read again from their visible part (the calls with the frame as ``context``)."""
 
     def __init__(self, classifier, cell: tuple[int, int], n: int, share: float) -> None:
         self.classifier, self.index, self.share = classifier, cell[0] * n + cell[1], share
@@ -448,7 +449,8 @@ class CastleSeenOn:
             self.read_again.append(len(images))
         elif len(images) > self.index:  # the whole squares of the frame
             square = read[self.index]
-            square *= (1.0 - self.share) / (1.0 - square[CASTLE_LABEL])
+            square[[CASTLE_LABEL, EMPTY_LABEL]] = 0.0
+            square *= (1.0 - self.share) / square.sum()
             square[CASTLE_LABEL] = self.share
         return read
 
