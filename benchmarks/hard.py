@@ -106,6 +106,7 @@ def measure_photo(
     if "reading_cpu" in timings:  # the reading stages' processor time, when the scan measured it
         row["reading_seconds"] = round(sum(timings.get(stage, 0.0) for stage in reading), 4)
         row["reading_cpu_seconds"] = round(timings["reading_cpu"], 4)
+        row["read_grid"] = int(result.grid_size)  # the reading's cost goes with the grid it read
     row["path"] = getattr(result, "path", None)
     row["notes"] = list(result.notes)
     row["frame_doubted"] = frame_doubted(result)
@@ -158,6 +159,21 @@ def _pct(part: float, whole: float) -> float | None:
     return round(100 * part / whole, 2) if whole else None
 
 
+def reading_by_grid(rows: list[dict]) -> dict[str, dict]:
+    """The reading stages' CPU seconds per photo for each grid size read (issue 36's targets are per
+    size): photos, mean, 90th percentile and max, keyed "5" and "7"."""
+    out = {}
+    for size in sorted({r["read_grid"] for r in rows if "read_grid" in r}):
+        seconds = np.array([r["reading_cpu_seconds"] for r in rows if r.get("read_grid") == size])
+        out[str(size)] = {
+            "photos": len(seconds),
+            "mean": round(float(seconds.mean()), 4),
+            "p90": round(float(np.percentile(seconds, 90)), 4),
+            "max": round(float(seconds.max()), 4),
+        }
+    return out
+
+
 def summarise(rows: list[dict]) -> dict:
     """The bench figures of a list of per-photo rows."""
     located = [r for r in rows if r["outcome"] == "located"]
@@ -195,6 +211,7 @@ def summarise(rows: list[dict]) -> dict:
         "reading_cpu_seconds_mean": round(float(reading.mean()), 4) if len(reading) else None,
         "reading_cpu_seconds_p90": round(float(np.percentile(reading, 90)), 4) if len(reading) else None,
         "reading_cpu_seconds_max": round(float(reading.max()), 4) if len(reading) else None,
+        "reading_cpu_by_grid": reading_by_grid(rows),
         "paths": dict(Counter(str(r.get("path")) for r in rows if r.get("path") is not None)),
     }
 
@@ -319,6 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{cpu['reading_cpu_seconds_mean']}, p90 {cpu['reading_cpu_seconds_p90']}, "
         f"max {cpu['reading_cpu_seconds_max']}"
     )
+    for size, figures in cpu["reading_cpu_by_grid"].items():
+        print(
+            f"  read as {size}×{size} ({figures['photos']} photos): mean {figures['mean']}, "
+            f"p90 {figures['p90']}, max {figures['max']}"
+        )
     if report["overall"]["paths"]:
         print("locator paths:", report["overall"]["paths"])
     print(f"per-photo results: {out} (and .csv); {report['wall_seconds']} s")

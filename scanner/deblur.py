@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -149,7 +150,7 @@ def cepstrum_smears(
     against the cepstrum at its own distance (the cepstrum's spread falls with the distance)."""
     image = gray.astype(np.float32)
     h, w = image.shape
-    window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
+    window = _hanning(h, w)
     spectrum = np.abs(sp_fft.rfft2((image - image.mean()) * window))
     cepstrum = sp_fft.irfft2(np.log(spectrum + 1e-3 * spectrum.mean() + 1e-6), s=(h, w))
     reach = int(math.ceil(longest)) + 1
@@ -176,6 +177,15 @@ def cepstrum_smears(
         for i in order
         if np.isfinite(score.flat[i])
     ]
+
+
+@lru_cache(maxsize=4)
+def _hanning(height: int, width: int) -> np.ndarray:
+    """The (height, width) float32 Hann window that cepstrum_smears tapers a kingdom with, made once per
+    frame size (its outer product cost as much as a third of the transforms); read only."""
+    window = np.outer(np.hanning(height), np.hanning(width)).astype(np.float32)
+    window.flags.writeable = False
+    return window
 
 
 def seam_widths(gray: np.ndarray, period: int, reach: int | None = None) -> tuple[float, float]:
@@ -227,7 +237,11 @@ def wiener(image: np.ndarray, psf: np.ndarray, noise: float) -> np.ndarray:
     h, w = (sp_fft.next_fast_len(side + 2 * pad, real=True) for side in source.shape[:2])
     bottom, right = h - source.shape[0] - pad, w - source.shape[1] - pad
     padded = cv2.copyMakeBorder(source, pad, bottom, pad, right, cv2.BORDER_REFLECT).reshape(h, w, -1)
-    mean = source.mean(axis=(0, 1), dtype=np.float64).astype(np.float32)
+    # each channel's sum in double, exact for whole pixel values as numpy's mean is, without its slow
+    # reduction over the first two axes
+    mean = (np.asarray(cv2.sumElems(source)[: source.shape[2]]) / (image.shape[0] * image.shape[1])).astype(
+        np.float32
+    )
     ramp = (0.5 - 0.5 * np.cos(np.linspace(0, np.pi, pad))).astype(np.float32)[:, None, None]
     for strips in ((padded[:pad], padded[h - pad :][::-1]), (padded[:, :pad], padded[:, w - pad :][:, ::-1])):
         for strip in strips:  # fall to the mean over the pad at every edge (the corners twice: a product)

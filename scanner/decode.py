@@ -135,8 +135,10 @@ class _Problem:
     pair_ids: np.ndarray  # ordered label pair of each domino column
     objective: np.ndarray
     bounds: tuple[np.ndarray, np.ndarray]
-    equalities: csc_array  # each cell covered once, exactly one castle
-    capacities: csc_array  # each domino kind at most as often as the box holds it
+    # the rows of every constraint as one matrix (the solver's stacking of two cost as much as the rest
+    # of the programme): each cell covered once, exactly one castle (_constraints bounds them at 1), then
+    # each domino kind at most as often as the box holds it
+    matrix: csc_array
 
 
 def _problem(costs: np.ndarray, edges: np.ndarray, orphan_penalty: float) -> _Problem:
@@ -190,12 +192,15 @@ def _problem(costs: np.ndarray, edges: np.ndarray, orphan_penalty: float) -> _Pr
         pair_ids=pair_ids,
         objective=np.where(finite, objective, 0.0),
         bounds=(np.zeros(shape_columns), finite.astype(float)),
-        equalities=csc_array(
-            (np.ones(cover_rows.size), (cover_rows, cover_columns)), shape=(cells + 1, shape_columns)
-        ),
-        capacities=csc_array(
-            (np.ones(int(known.sum())), (_PAIR_KIND[pair_ids[known]], pair_columns[known])),
-            shape=(_KIND_COUNTS.size, shape_columns),
+        matrix=csc_array(
+            (
+                np.ones(cover_rows.size + int(known.sum())),
+                (
+                    np.concatenate([cover_rows, cells + 1 + _PAIR_KIND[pair_ids[known]]]),
+                    np.concatenate([cover_columns, pair_columns[known]]),
+                ),
+            ),
+            shape=(cells + 1 + _KIND_COUNTS.size, shape_columns),
         ),
     )
 
@@ -218,12 +223,12 @@ def _relaxation(problem: _Problem) -> tuple[float, np.ndarray | None]:
     return float(result.fun), result.x
 
 
-def _constraints(problem: _Problem) -> list[LinearConstraint]:
+def _constraints(problem: _Problem) -> LinearConstraint:
     """Each cell covered once and exactly one castle; each domino kind at most as often as in the box."""
-    return [
-        LinearConstraint(problem.equalities, 1.0, 1.0),
-        LinearConstraint(problem.capacities, 0.0, _KIND_COUNTS.astype(float)),
-    ]
+    covers = problem.matrix.shape[0] - _KIND_COUNTS.size
+    lower = np.concatenate([np.ones(covers), np.zeros(_KIND_COUNTS.size)])
+    upper = np.concatenate([np.ones(covers), _KIND_COUNTS.astype(float)])
+    return LinearConstraint(problem.matrix, lower, upper)
 
 
 def _is_integral(x: np.ndarray) -> bool:

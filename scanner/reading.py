@@ -242,7 +242,9 @@ def glare_squares(rectified: np.ndarray, kingdom: Kingdom) -> np.ndarray:
     """(N, N) bool: the tiles of the rectified N×N kingdom that a reflection washes out (see GLARE_SHARE).
     Squares read as empty show the table, which may be white all over."""
     n = kingdom.grid_size
-    white = (rectified.min(axis=2) >= GLARE_LEVEL).astype(np.uint8)
+    # the smallest channel pairwise: a reduction over the last axis of three is ten times slower
+    smallest = np.minimum(np.minimum(rectified[..., 0], rectified[..., 1]), rectified[..., 2])
+    white = (smallest >= GLARE_LEVEL).astype(np.uint8)
     glare = np.zeros((n, n), dtype=bool)
     for ((row, col), cell), patch in zip(kingdom.cells(), cut_squares(white, n), strict=True):
         if cell.terrain == Terrain.EMPTY or np.count_nonzero(patch) < GLARE_SHARE * patch.size:

@@ -116,7 +116,23 @@ def covered_shares(lean: np.ndarray, inset: float = CASTLE_INSET) -> np.ndarray:
     """(3, 3) share of each square around a base square (centre = the base) that a box standing on the
     base, its footprint inset by ``inset``, hides from the camera when its top shows ``lean`` (x, y)
     grid units away: the convex hull of the footprint and the footprint moved by the lean."""
-    return silhouette(lean, (1, 1), 3, RASTER, inset).reshape(3, RASTER, 3, RASTER).mean(axis=(1, 3))
+    return _covered_shares(np.asarray(lean, float).reshape(1, 2), inset)[0]
+
+
+def _covered_shares(leans: np.ndarray, inset: float) -> np.ndarray:
+    """(k, 3, 3) covered_shares of each of the (k, 2) ``leans``: their outlines made at once, the same
+    numbers as silhouette's one at a time, then each rastered on its own (a frame's squares one by one
+    cost the castle's reading more in numpy's overheads than in drawing)."""
+    import cv2
+
+    footprint = _outlines(np.zeros(2), (1, 1), inset, [(0.0, 0.0)])[:, :4]  # (1, 4, 2)
+    moved = footprint + np.clip(leans, -1.5, 1.5)[:, None, :]
+    outlines = np.concatenate([np.broadcast_to(footprint, moved.shape), moved], axis=1)
+    points = np.round(outlines * RASTER * 4).astype(np.int32)  # as silhouette's, in quarter pixels
+    masks = np.zeros((len(leans), 3 * RASTER, 3 * RASTER), np.uint8)
+    for mask, corners in zip(masks, points, strict=True):
+        cv2.fillConvexPoly(mask, cv2.convexHull(corners), 1, lineType=cv2.LINE_8, shift=2)
+    return masks.reshape(len(leans), 3, RASTER, 3, RASTER).mean(axis=(2, 4))
 
 
 def castle_cover(camera: Camera, grid_size: int, height: float = CASTLE_HEIGHT) -> np.ndarray:
@@ -128,9 +144,10 @@ def _cover(lean: np.ndarray) -> np.ndarray:
     """``castle_cover`` from the squares' ``leans``."""
     n = lean.shape[0]
     cover = np.zeros((n, n, n, n))
+    every = _covered_shares(lean.reshape(-1, 2), CASTLE_INSET).reshape(n, n, 3, 3)
     for row in range(n):
         for col in range(n):
-            shares = covered_shares(lean[row, col])
+            shares = every[row, col]
             r0, c0 = max(row - 1, 0), max(col - 1, 0)
             r1, c1 = min(row + 2, n), min(col + 2, n)
             cover[row, col, r0:r1, c0:c1] = shares[r0 - row + 1 : r1 - row + 1, c0 - col + 1 : c1 - col + 1]

@@ -144,3 +144,16 @@ def test_a_missing_model_file_is_one_line_and_exit_code_2(tmp_path, capsys) -> N
 
     assert main(["--model-file", str(tmp_path / "none.joblib"), "--count", "1"]) == 2
     assert "no model file" in capsys.readouterr().err
+
+
+def test_the_reading_time_is_summarised_per_grid_size_read() -> None:
+    located = {"outcome": "located", "squares": 25, "misread": 0, "misread_unflagged": 0, "flagged": 0}
+    rows = [
+        {**located, "exact_score": True, "seconds": 1.0, "reading_cpu_seconds": seconds, "read_grid": grid}
+        for seconds, grid in ((0.1, 5), (0.2, 5), (0.3, 7))
+    ]
+    rows.append({"outcome": "refused", "seconds": 1.0})  # no reading: counts for no size
+    by_grid = summarise(rows)["reading_cpu_by_grid"]
+    assert set(by_grid) == {"5", "7"}
+    assert by_grid["5"]["photos"] == 2 and by_grid["5"]["mean"] == 0.15 and by_grid["5"]["max"] == 0.2
+    assert by_grid["7"] == {"photos": 1, "mean": 0.3, "p90": 0.3, "max": 0.3}

@@ -17,6 +17,7 @@ from scanner.recognizer import PIECE_NOTE, KingdomScanner
 from scanner.tall import (
     CASTLE_HEIGHT,
     CASTLE_TALLEST,
+    RASTER,
     camera_from_homography,
     castle_cover,
     covered_shares,
@@ -88,6 +89,19 @@ def test_covered_shares_follow_the_lean() -> None:
     assert covered_shares(np.zeros(2))[1, 1] > 0.5 and covered_shares(np.zeros(2)).sum() < 0.9
     shares = covered_shares(np.array([0.0, 0.6]))
     assert shares[2, 1] > 0.3 and shares[0, 1] == 0.0 and shares[1, 0] == 0.0
+
+
+def test_every_square_s_cover_is_its_silhouette_s_share_of_each_neighbour() -> None:
+    homography, *_ = pinhole(1500.0, 30.0, 0.7)
+    camera = camera_from_homography(homography, (HEIGHT, WIDTH))
+    lean, cover = leans(camera, 5), castle_cover(camera, 5)  # all squares' outlines made at once
+    for row, col in [(0, 0), (2, 2), (4, 1), (3, 4)]:
+        drawn = silhouette(lean[row, col], (1, 1), 3, RASTER).reshape(3, RASTER, 3, RASTER).mean(axis=(1, 3))
+        assert np.array_equal(covered_shares(lean[row, col]), drawn)
+        r0, c0 = max(row - 1, 0), max(col - 1, 0)
+        shown = drawn[r0 - row + 1 : min(row + 2, 5) - row + 1, c0 - col + 1 : min(col + 2, 5) - col + 1]
+        assert np.array_equal(cover[row, col, r0 : row + 2, c0 : col + 2], shown)
+        assert cover[row, col].sum() == pytest.approx(shown.sum())  # nothing beyond the neighbours
 
 
 GRASSLAND = Square(Terrain.GRASSLAND, 0)
