@@ -101,9 +101,6 @@ class ReadingSettings:
     #: defocus or a small kingdom enlarged widens the seams alike every way (docs/experiments.md, "At the
     #: merge: deblur, blurread and the reviews")
     deblur_anisotropy: float = 0.75
-    #: a square read from a deconvolved kingdom is flagged under this margin (nats) rather than flag_margin
-    #: (docs/experiments.md, "Calibrating the deconvolved squares and the smeared photo's note")
-    deblurred_margin: float = 4.5
 
 
 #: The settings a scanner reads with when none are given.
@@ -138,7 +135,6 @@ REVIEW_RULES = (
     "castle_leaned",
     "castle_behind",
     "piece",
-    "deblurred",
 )
 
 
@@ -148,8 +144,9 @@ def review_reasons(
     """(N, N) squares to check beyond the decoder's margin, by rule: squares turned into the table or out of
     it against the classifier, or read as it without looking like it; tiles that look like the table;
     squares the decoded castle hides; a castle that may stand on another square than the one it was read
-    on; squares a piece stands on; squares of a deconvolved kingdom under ``deblurred_margin``. The castle
-    square itself is flagged by its margin, the exact cost of moving the one castle."""
+    on; squares a piece stands on. The castle square itself is flagged by its margin, the exact cost of moving
+    the one castle; a deconvolved kingdom's squares by the margin like any other's (docs/experiments.md, "One
+    flag margin for both generators' whole photos")."""
     n = kingdom.grid_size
     labels = np.array([[LABELS.index(kingdom[r, c]) for c in range(n)] for r in range(n)])
     raw_empty = details.raw.argmax(axis=-1) == EMPTY_LABEL
@@ -176,8 +173,6 @@ def review_reasons(
         )
     reasons.update(_castle_reasons(kingdom, details, settings))
     reasons["piece"] = none if details.pieces is None else details.pieces & ~read_empty
-    # squares read from a deconvolved kingdom: the classifier never saw one and reads them surer than it is
-    reasons["deblurred"] = (details.margins < settings.deblurred_margin) if details.deblurred else none
     return reasons
 
 

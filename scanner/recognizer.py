@@ -104,9 +104,9 @@ UNFAMILIAR_NOTE = (
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
 PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; check them"
-#: The squares of a kingdom whose motion blur was undone (reading.deblurred_kingdom) are flagged under a
-#: higher margin (ReadingSettings.deblurred_margin): say why (docs/experiments.md, "Calibrating the
-#: deconvolved squares and the smeared photo's note").
+#: The squares of a kingdom whose motion blur was undone (reading.deblurred_kingdom) are read surer than
+#: they are and more of them are flagged: say why (docs/experiments.md, "Calibrating the deconvolved squares
+#: and the smeared photo's note").
 SMEARED_NOTE = (
     "the photo is smeared (camera moved): its squares were sharpened before reading; "
     "check any marked squares, or hold the phone still"

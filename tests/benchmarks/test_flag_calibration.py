@@ -8,9 +8,17 @@ import numpy as np
 import pytest
 
 from benchmarks.flag_calibration import REASONS, chosen_seeds, photo_features, square_records
-from benchmarks.flag_report import colour_unlike, margin_rule, old_rule, photo_evidence
+from benchmarks.flag_report import (
+    colour_unlike,
+    margin_rule,
+    margins_at,
+    old_rule,
+    photo_evidence,
+    resolved_rule,
+)
 from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import LABEL_INDEX, LABELS
+from scanner.decode import decode_kingdom
 
 
 def fake_result(kingdom: Kingdom, margins: np.ndarray, orphans: np.ndarray) -> SimpleNamespace:
@@ -58,6 +66,28 @@ def test_records_hold_every_square_and_the_replay_tells_the_rules_apart() -> Non
     assert old[5] and not new[5]  # the sure orphan: flagged before, not now
     assert old[0] and new[0] and new[8] and new.sum() == 2
     assert margin_rule(data, 3.5).sum() == 1
+
+
+def test_the_replay_solves_the_decoder_again_at_each_flag_margin() -> None:
+    """A scan's margins are exact only up to its own flag margin; the replay decodes each photo's weighed
+    probabilities again at the margin it tries, as a scan flagging there would."""
+    rows = ("W0 W0 F0 F0 L0", "G0 G0 L0 L0 S0", "M0 M0 C S0 S0", "W1 W0 F1 F0 L1", "G1 G0 M1 M0 L0")
+    kingdom = Kingdom.from_text("\n".join(rows))
+    # the corner's wheat read one nat over forest; squares at 3.9-6.9 nats lie between the two flag margins
+    margins = np.full((5, 5), 9.0)
+    result = fake_result(kingdom, margins, np.zeros((5, 5), bool))
+    probabilities = result.probabilities.copy()
+    probabilities[0, 0, LABEL_INDEX[Square(Terrain.FOREST, 0)]] = probabilities[0, 0].max() * np.exp(-1.0)
+    probabilities /= probabilities.sum(axis=-1, keepdims=True)
+    result.probabilities = probabilities
+    truth = np.array([[LABEL_INDEX[kingdom[r, c]] for c in range(5)] for r in range(5)])
+    records = square_records(result, truth, {"seed": 1, "condition": "x"})
+    data = {**records, "run": np.full(25, "run")}
+    for threshold in (3.0, 6.0):
+        expected = decode_kingdom(probabilities, flag_margin=threshold).margins.ravel()
+        assert np.allclose(margins_at(data, threshold), expected)
+        assert np.array_equal(resolved_rule(data, threshold), expected < threshold)
+    assert resolved_rule(data, 6.0).sum() > resolved_rule(data, 3.0).sum()
 
 
 class OwnWhite:

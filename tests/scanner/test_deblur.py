@@ -28,8 +28,10 @@ from scanner.decode import decode_kingdom
 from scanner.locate import FrameUnreliable, Located
 from scanner.reading import (
     DEFAULT_READING,
+    REVIEW_RULES,
     ReadingDetails,
     ReadingSettings,
+    any_reason,
     deblurred_kingdom,
     review_reasons,
 )
@@ -257,7 +259,7 @@ def test_the_scanner_reads_a_smeared_kingdom_s_squares_deconvolved():
         deblurred[clear] = result.details.deblurred
         noted[clear] = SMEARED_NOTE in result.notes
     assert sharpness[DEFAULT_READING.deblur_clear] > 1.5 * sharpness[0.0], sharpness
-    # the reading knows it read a deconvolved kingdom (its squares flagged under deblurred_margin)
+    # the reading knows it read a deconvolved kingdom
     assert deblurred == {DEFAULT_READING.deblur_clear: True, 0.0: False}
     # and the player is told why more squares are marked
     assert noted == deblurred
@@ -305,7 +307,7 @@ def test_a_cut_like_an_earlier_one_reuses_its_brightened_copy_and_full_resolutio
 @pytest.mark.model
 def test_a_frame_found_on_a_blurred_copy_is_judged_by_its_squares_as_read_deconvolved():
     """The refusal of a frame found on a blurred copy counts the squares the reading flags, the deconvolved
-    ones under deblurred_margin included (docs/experiments.md, "Calibrating the deconvolved squares")."""
+    ones included (docs/experiments.md, "Calibrating the deconvolved squares")."""
     scene = generate_scene(6, size=(2400, 1800))
     truth, corners = scene.upright()
     photo = cv2.filter2D(scene.image, -1, line_psf(24, 10), borderType=cv2.BORDER_REFLECT)
@@ -316,7 +318,7 @@ def test_a_frame_found_on_a_blurred_copy_is_judged_by_its_squares_as_read_deconv
     assert result.details.deblurred and str(result.kingdom) == str(truth)
     assert BLURRED_NOTE in result.notes and SMEARED_NOTE not in result.notes  # one note says it
     # every deconvolved square flagged: the frame no longer passes
-    every = ReadingSettings(deblurred_margin=50.0)
+    every = ReadingSettings(flag_margin=50.0)
     with pytest.raises(FrameUnreliable):
         KingdomScanner(classifier, reading=every, locate=lambda *args, **kwargs: found).scan(photo)
 
@@ -343,7 +345,10 @@ def test_a_photo_under_two_tiles_across_shows_no_smear():
     assert spectrum_smear(noise, min_length=4, max_length=14) is None
 
 
-def test_a_deconvolved_kingdom_s_squares_are_flagged_under_a_higher_margin():
+def test_a_deconvolved_kingdom_s_squares_are_flagged_by_the_one_margin_like_any_other():
+    """No review rule of its own: on both generators' whole photos the one flag margin catches what the
+    deconvolved kingdom's higher margin caught (docs/experiments.md, "One flag margin for both generators'
+    whole photos")."""
     probabilities = np.full((5, 5, len(LABELS)), 1e-4)
     probabilities[..., LABEL_INDEX[Square(Terrain.GRASSLAND, 0)]] = 1.0
     probabilities[2, 2] = 1e-4
@@ -351,7 +356,9 @@ def test_a_deconvolved_kingdom_s_squares_are_flagged_under_a_higher_margin():
     decoded = decode_kingdom(probabilities)
     leaning = lean_castle(probabilities, np.zeros((5, 5, 5, 5)), CASTLE_LABEL)
     margins = np.full((5, 5), 9.0)
-    margins[0, 0] = (DEFAULT_READING.flag_margin + DEFAULT_READING.deblurred_margin) / 2  # between the two
+    margins[0, 0] = DEFAULT_READING.flag_margin - 0.1
+    margins[0, 1] = DEFAULT_READING.flag_margin + 0.1
+    reasons = {}
     for deblurred in (True, False):
         details = ReadingDetails(
             probabilities,
@@ -362,8 +369,10 @@ def test_a_deconvolved_kingdom_s_squares_are_flagged_under_a_higher_margin():
             leaning,
             deblurred=deblurred,
         )
-        flags = review_reasons(decoded.kingdom, details, DEFAULT_READING)["deblurred"]
-        assert flags.sum() == int(deblurred) and flags[0, 0] == deblurred
+        reasons[deblurred] = review_reasons(decoded.kingdom, details, DEFAULT_READING)
+    assert "deblurred" not in REVIEW_RULES and set(reasons[True]) == set(REVIEW_RULES)
+    assert all(np.array_equal(reasons[True][rule], reasons[False][rule]) for rule in REVIEW_RULES)
+    assert not any_reason(reasons[True]).any()  # the margin alone flags [0, 0], in the scanner
 
 
 def test_a_smear_leaves_the_kingdom_sharp_across_it_only():
