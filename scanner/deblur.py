@@ -182,7 +182,7 @@ def cepstrum_smears(
 @lru_cache(maxsize=4)
 def _hanning(height: int, width: int) -> np.ndarray:
     """The (height, width) float32 Hann window that cepstrum_smears tapers a kingdom with, made once per
-    frame size (its outer product cost as much as a third of the transforms); read only."""
+    frame size (its outer product was a large share of the transforms' time); read only."""
     window = np.outer(np.hanning(height), np.hanning(width)).astype(np.float32)
     window.flags.writeable = False
     return window

@@ -49,9 +49,9 @@ PROBABILITY_FLOOR = 1e-4
 CASTLE_CENTRE_BONUS = 3.36
 #: Squares whose decoded label wins by less than this gap (nats) are flagged for the player. The gap is
 #: the log-odds that the decoded label is right, a change or a square fitting no domino included (either
-#: costs its gap), so one threshold is the one rule for every photo (a deconvolved kingdom's too); chosen on
-#: whole development photos of both generators by the issue's rate of one unflagged misread to 30 flags
-#: (docs/experiments.md, "One flag margin for both generators' whole photos").
+#: costs its gap), so one threshold is the one rule for every photo (a deconvolved kingdom's too); the
+#: smallest on the flat part of the trade of unflagged misreads against flags on whole development photos
+#: of both generators (docs/experiments.md, "One flag margin for both generators' whole photos").
 FLAG_MARGIN = 4.75
 #: Re-solves allowed for the confidence of undecided squares (each costs a small solve);
 #: a count rather than a time limit, so that the same probabilities always give the same flags.
@@ -136,8 +136,8 @@ class _Problem:
     pair_ids: np.ndarray  # ordered label pair of each domino column
     objective: np.ndarray
     bounds: tuple[np.ndarray, np.ndarray]
-    # the rows of every constraint as one matrix (the solver's stacking of two cost as much as the rest
-    # of the programme): each cell covered once, exactly one castle (_constraints bounds them at 1), then
+    # the rows of every constraint as one matrix (the solver's stacking of two was a large share of each
+    # solve): each cell covered once, exactly one castle (_constraints bounds them at 1), then
     # each domino kind at most as often as the box holds it
     matrix: csc_array
 

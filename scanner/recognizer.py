@@ -89,7 +89,8 @@ SLID_FRAME_NOTE = (
 #: frame a square off the kingdom breaks the dominoes and the table comparison: on blurred photos that every
 #: other search refused, frames on the kingdom had few such squares and frames a square off many
 #: (docs/experiments.md, "Flags calibrated on whole photos", blurred photos; on smeared photos no other
-#: count tells them apart: "Calibrating the deconvolved squares and the smeared photo's note").
+#: count tells them apart: "Calibrating the deconvolved squares and the smeared photo's note"). The count
+#: follows the decoder's flag margin (decode.FLAG_MARGIN): a higher margin refuses more blurred frames.
 BLURRED_MAX_FLAGGED = 0.1
 BLURRED_NOTE = (
     "the photo is blurred: the kingdom was found on a smaller or sharpened copy; check the frame and squares"
@@ -104,9 +105,9 @@ UNFAMILIAR_NOTE = (
 DIM_NOTE = "the photo is dark: terrains are harder to tell apart; check the marked squares or add light"
 GLARE_NOTE = "a reflection washes out part of {count} square(s): check them, or photograph without the glare"
 PIECE_NOTE = "a piece stands on {count} square(s): they were read around it; check them"
-#: The squares of a kingdom whose motion blur was undone (reading.deblurred_kingdom) are read surer than
-#: they are and more of them are flagged: say why (docs/experiments.md, "Calibrating the deconvolved squares
-#: and the smeared photo's note").
+#: The squares of a kingdom whose motion blur was undone (reading.deblurred_kingdom) are misread more often
+#: than a sharp kingdom's, so more of them are flagged: say why (docs/experiments.md, "Calibrating the
+#: deconvolved squares and the smeared photo's note", "One flag margin for both generators' whole photos").
 SMEARED_NOTE = (
     "the photo is smeared (camera moved): its squares were sharpened before reading; "
     "check any marked squares, or hold the phone still"

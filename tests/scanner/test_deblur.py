@@ -261,7 +261,7 @@ def test_the_scanner_reads_a_smeared_kingdom_s_squares_deconvolved():
     assert sharpness[DEFAULT_READING.deblur_clear] > 1.5 * sharpness[0.0], sharpness
     # the reading knows it read a deconvolved kingdom
     assert deblurred == {DEFAULT_READING.deblur_clear: True, 0.0: False}
-    # and the player is told why more squares are marked
+    # and the player is told why its squares may be marked
     assert noted == deblurred
 
 
@@ -345,7 +345,7 @@ def test_a_photo_under_two_tiles_across_shows_no_smear():
     assert spectrum_smear(noise, min_length=4, max_length=14) is None
 
 
-def test_a_deconvolved_kingdom_s_squares_are_flagged_by_the_one_margin_like_any_other():
+def test_a_deconvolved_kingdom_s_squares_have_no_review_rule_of_their_own_beyond_the_one_margin():
     """No review rule of its own: on both generators' whole photos the one flag margin catches what the
     deconvolved kingdom's higher margin caught (docs/experiments.md, "One flag margin for both generators'
     whole photos")."""
