@@ -685,22 +685,20 @@ def judged(
     outline = photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
-    described = None  # the frame's cells, kept while the frame is still that one
+    cells = None  # the frame's described cells (``describe_cells``), kept while the frame is that one
     if outline is None:
         # then all sides at once, none from the table's pattern beside them (a mat's lines in a hole or
         # around the kingdom), which lines fitted one by one follow (docs/experiments.md, "Seams only where
         # they border artwork"); a frame filling the photo may have the photo's edge for its outline
-        described = None if view.grayscale else describe_cells(work, grid_to_work, size, settings)
-        table = None if described is None else table_cells(work, grid_to_work, size, settings, described)
+        cells = None if view.grayscale else describe_cells(work, grid_to_work, size, settings)
+        table = None if cells is None else table_cells(work, grid_to_work, size, settings, cells)
         cell = settings.refine_cell_px  # not the last fit: the photo's own resolution comes after
         fitted = fit_frame(gray, grid_to_work, size, settings, table, cell, last=False)
-        if not np.array_equal(fitted, grid_to_work):  # a frame the fit left in place is placed as described
-            described = None
-        grid_to_work = fitted
+        cells, grid_to_work = (cells if np.array_equal(fitted, grid_to_work) else None), fitted
     placement = None
     if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
         grid_to_work, size, placement = placed_frame(
-            work, gray, grid_to_work, size, view.grid, settings, described
+            work, gray, grid_to_work, size, view.grid, settings, cells
         )
         if placement is not None and len(others):
             others = others - [placement.cols, placement.rows]  # grid coordinates of the moved frame
