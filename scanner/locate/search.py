@@ -685,16 +685,21 @@ def judged(
     outline = photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
+    cells = None  # the frame's described cells (``describe_cells``), kept while the frame is that one
     if outline is None:
         # then all sides at once, none from the table's pattern beside them (a mat's lines in a hole or
         # around the kingdom), which lines fitted one by one follow (docs/experiments.md, "Seams only where
         # they border artwork"); a frame filling the photo may have the photo's edge for its outline
-        table = None if view.grayscale else table_cells(work, grid_to_work, size, settings)
+        cells = None if view.grayscale else describe_cells(work, grid_to_work, size, settings)
+        table = None if cells is None else table_cells(work, grid_to_work, size, settings, cells)
         cell = settings.refine_cell_px  # not the last fit: the photo's own resolution comes after
-        grid_to_work = fit_frame(gray, grid_to_work, size, settings, table, cell, last=False)
+        fitted = fit_frame(gray, grid_to_work, size, settings, table, cell, last=False)
+        cells, grid_to_work = (cells if np.array_equal(fitted, grid_to_work) else None), fitted
     placement = None
     if outline is None and not view.grayscale:  # the window of the lattice with artwork in, table around
-        grid_to_work, size, placement = placed_frame(work, gray, grid_to_work, size, view.grid, settings)
+        grid_to_work, size, placement = placed_frame(
+            work, gray, grid_to_work, size, view.grid, settings, cells
+        )
         if placement is not None and len(others):
             others = others - [placement.cols, placement.rows]  # grid coordinates of the moved frame
     view._add("locate.refine", start)
