@@ -22,8 +22,9 @@ scene squares), so that bench too measures squares the classifier never learnt.
 
 ``python -m benchmarks.bench_model [--outside]`` trains one (once; a few minutes on two cores) and prints
 its path. With a plan option (``--white-error``, ``--white-kept``, ``--colour-swap``), another random
-``--seed`` (a control retrain) or a feature block that is off by default (``--spots``) it trains a variant
-into ``--out FILE`` instead, never over the cached one.
+``--seed`` (a control retrain), a feature block that is off by default (``--spots``) or another folder of
+scene squares (``--scenes DIR``, e.g. more or fewer tiled scenes) it trains a variant into ``--out FILE``
+instead, never over the cached one.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -208,6 +210,23 @@ def reading_for(pieces: str | None):
     return replace(DEFAULT_READING, pieces=pieces == "on"), f", pieces {pieces}"
 
 
+def data_with_scenes(scenes: Path, view: Path, data_dir: Path = DATA_DIR) -> Path:
+    """``view`` made a data directory that is ``data_dir`` with the scene squares of ``scenes``: a symbolic
+    link to every entry of ``data_dir`` but its scene folder, which links to ``scenes``. Another set of
+    training scenes is compared without touching the committed folder; the feature cache is keyed by
+    content, not by path."""
+    from model.training.dataset import SCENE_FOLDER, SCENE_LABELS
+
+    if not (scenes / SCENE_LABELS).is_file():
+        raise ValueError(f"no {SCENE_LABELS} in {scenes}")
+    view.mkdir(parents=True, exist_ok=True)
+    for entry in data_dir.iterdir():
+        (view / entry.name).symlink_to(scenes.resolve() if entry.name == SCENE_FOLDER else entry.resolve())
+    if not (view / SCENE_FOLDER).exists():
+        (view / SCENE_FOLDER).symlink_to(scenes.resolve())
+    return view
+
+
 def held_out_boards(data_dir: Path = DATA_DIR) -> list[str]:
     """Names of the board photos of the held-out kingdoms (the only boards the hard bench is built from)."""
     boards = json.loads((data_dir / "labels.json").read_text(encoding="utf-8"))["boards"]
@@ -254,14 +273,19 @@ def main(argv: list[str] | None = None) -> int:
         help="train with the sheep-and-birds feature block (FeatureConfig.spots) into --out",
     )
     parser.add_argument(
-        "--out", type=Path, help="with a plan option, --seed or --spots: the model file to write"
+        "--scenes",
+        type=Path,
+        help="train on the scene squares of this folder (benchmarks.scene_squares --out) into --out",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="with a plan option, --seed, --spots or --scenes: the model file to write"
     )
     args = parser.parse_args(argv)
-    if (
-        args.white_error or args.white_kept or args.colour_swap or args.seed is not None or args.spots
-    ) and args.out is None:
+    variant = args.white_error or args.white_kept or args.colour_swap or args.seed is not None or args.spots
+    if (variant or args.scenes is not None) and args.out is None:
         parser.error(
-            "plan options, --seed and --spots need --out (the cached bench model stays the default's)"
+            "plan options, --seed, --spots and --scenes need --out "
+            "(the cached bench model stays the default's)"
         )
     if not (DATA_DIR / "labels.json").is_file():
         print(f"bench model: no labels.json in {DATA_DIR}", file=sys.stderr)
@@ -281,9 +305,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.seed is not None:
             plan = replace(plan, seed=args.seed)
-        extra = ", with spots" if args.spots else ""
+        extra = (", with spots" if args.spots else "") + (f", scenes of {args.scenes}" if args.scenes else "")
         print(f"training {held.describe()}, {plan.to_dict()}{extra}, into {args.out}", flush=True)
-        train_bench_model(held_out=held, plan=plan, path=args.out, features=features)
+        with tempfile.TemporaryDirectory() as temporary:
+            data_dir = DATA_DIR if args.scenes is None else data_with_scenes(args.scenes, Path(temporary))
+            train_bench_model(data_dir, held_out=held, plan=plan, path=args.out, features=features)
         return 0
     if path.is_file():
         print(f"{path} exists ({held.describe()})")

@@ -55,10 +55,47 @@ def test_a_variant_plan_or_another_seed_is_never_written_over_the_cached_bench_m
 
     from benchmarks.bench_model import main
 
-    for option in (["--colour-swap", "1.0"], ["--seed", "8"], ["--white-error", "1.0"], ["--spots"]):
+    options = (
+        ["--colour-swap", "1.0"],
+        ["--seed", "8"],
+        ["--white-error", "1.0"],
+        ["--spots"],
+        ["--scenes", "x"],
+    )
+    for option in options:
         with pytest.raises(SystemExit):
             main(["--outside", *option])
         assert "need --out" in capsys.readouterr().err
+
+
+def test_a_data_view_with_other_scenes_reads_those_scenes_and_everything_else_as_shipped(tmp_path) -> None:
+    import shutil
+
+    import pytest
+
+    from benchmarks.bench_model import data_with_scenes
+    from model.features import FeatureConfig
+    from model.training.dataset import SCENE_DIR, SCENE_LABELS, load_scene_squares, scene_digest
+    from model.training.feature_table import AugmentPlan, cache_key
+
+    labels = json.loads((SCENE_DIR / SCENE_LABELS).read_text(encoding="utf-8"))
+    name = sorted(labels["scenes"])[-1]
+    scenes = tmp_path / "scenes"
+    scenes.mkdir()
+    shutil.copy(SCENE_DIR / name, scenes / name)
+    (scenes / SCENE_LABELS).write_text(json.dumps({**labels, "scenes": {name: labels["scenes"][name]}}))
+    view = data_with_scenes(scenes, tmp_path / "data")
+    squares, _ = load_scene_squares(view)
+    n = len(labels["scenes"][name]["grid"])
+    assert squares.names == [f"{name}#{r},{c}" for r in range(n) for c in range(n)]
+    assert (view / "labels.json").read_bytes() == (DATA_DIR / "labels.json").read_bytes()
+    assert sorted(p.name for p in view.iterdir()) == sorted(p.name for p in DATA_DIR.iterdir())
+    assert scene_digest(view) != scene_digest(DATA_DIR)
+    assert cache_key(FeatureConfig(), AugmentPlan(), view) != cache_key(
+        FeatureConfig(), AugmentPlan(), DATA_DIR
+    )
+    with pytest.raises(ValueError, match="no labels.json"):
+        data_with_scenes(tmp_path / "nowhere", tmp_path / "other")
 
 
 def test_a_variant_trained_without_its_own_path_is_refused_before_any_training() -> None:
