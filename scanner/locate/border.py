@@ -16,7 +16,7 @@ from scanner.locate.settings import LocatorSettings
 def table_lab(image: np.ndarray) -> np.ndarray:
     """The colours the table is compared in: Lab with the lightness weighed half, median-filtered."""
     lab = cv2.cvtColor(cv2.medianBlur(image, 5), cv2.COLOR_BGR2LAB).astype(np.float32)
-    # the lightness halved in place: a product broadcast over a last axis of three is ten times slower
+    # the lightness halved in place: a product broadcast over a last axis of three is much slower
     lab[..., 0] *= np.float32(0.5)
     return lab
 

@@ -104,7 +104,7 @@ def describe_cells(
 
 def _cell_means(middle: np.ndarray) -> np.ndarray:
     """``middle.mean(axis=2)`` of the cells' table-Lab pixels, to the bit, a channel at a time: numpy's mean
-    over an inner axis with three channels after it is ten times slower. The pixels are halves and whole
+    over an inner axis with three channels after it is much slower. The pixels are halves and whole
     numbers under 256, so every sum of a cell's pixels is exact in float32 whatever the order; the
     division is numpy's (in float64, then rounded to float32)."""
     sums = np.stack([middle[..., k].sum(axis=2) for k in range(middle.shape[-1])], axis=-1)
@@ -131,7 +131,7 @@ def cell_distances(descriptors: np.ndarray) -> np.ndarray:
     """Distance between the descriptors of every two described cells, (cells², cells²) in row-major order."""
     flat = descriptors.reshape(-1, descriptors.shape[-1])
     # ``np.linalg.norm(flat[:, None] - flat, axis=2)`` to the bit (the squares summed in the same order), a
-    # descriptor at a time: numpy's sum over a last axis of four is ten times slower
+    # descriptor at a time: numpy's sum over a last axis of four is much slower
     squared = None
     for k in range(flat.shape[1]):
         step = flat[:, None, k] - flat[None, :, k]
