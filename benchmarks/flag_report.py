@@ -7,7 +7,7 @@ import numpy as np
 
 from kingdomino.labels import EMPTY_LABEL, LABELS
 from model.label_columns import IS_LAND, LABEL_CROWNS, LABEL_TERRAIN
-from scanner.decode import FLAG_MARGIN, solve_kingdom, with_margins
+from scanner.decode import FLAG_MARGIN, SolvedKingdom, solve_kingdom, with_margins
 from scanner.reading import DEFAULT_READING
 
 #: The rules before the calibration, replayed: the decoder flagged changes, squares in no box domino and
@@ -64,25 +64,33 @@ def margin_rule(data: dict, margin: float) -> np.ndarray:
     return (data["margin"] < margin) | review_part(data) | data["reason_glare"] | data["reason_grayscale"]
 
 
-def margins_at(data: dict, threshold: float) -> np.ndarray:
-    """Every square's decoder margin as a scan flagging under ``threshold`` gives it: each photo's stored
-    weighed probabilities decoded again (``with_margins`` solves exactly only the squares whose flag depends
-    on its threshold, so the margins a scan stored are loose above its own flag margin)."""
-    photos, margins = photo_ids(data), np.empty(len(data["truth"]))
+def solved_photos(data: dict) -> list[tuple[np.ndarray, SolvedKingdom]]:
+    """Each photo's squares (their rows of ``data``, in cell order) and its stored weighed probabilities
+    decoded again: the best kingdom does not depend on the flag margin, only its margins do."""
+    photos, solved = photo_ids(data), []
     for photo in np.unique(photos):
         here = np.nonzero(photos == photo)[0]
         n = int(data["grid"][here[0]])
-        solved = solve_kingdom(data["weighed"][here].reshape(n, n, -1))
-        margins[here[np.argsort(data["cell"][here])]] = np.asarray(
-            with_margins(solved, threshold).margins
-        ).ravel()
+        kingdom = solve_kingdom(data["weighed"][here].reshape(n, n, -1))
+        solved.append((here[np.argsort(data["cell"][here])], kingdom))
+    return solved
+
+
+def margins_at(data: dict, threshold: float, solved: list | None = None) -> np.ndarray:
+    """Every square's decoder margin as a scan flagging under ``threshold`` gives it (``with_margins`` solves
+    exactly only the squares whose flag depends on its threshold, so the margins a scan stored are loose
+    above its own flag margin); ``solved``: the photos' ``solved_photos``, when already made."""
+    margins = np.empty(len(data["truth"]))
+    for rows, kingdom in solved_photos(data) if solved is None else solved:
+        margins[rows] = np.asarray(with_margins(kingdom, threshold).margins).ravel()
     return margins
 
 
-def resolved_rule(data: dict, threshold: float) -> np.ndarray:
+def resolved_rule(data: dict, threshold: float, solved: list | None = None) -> np.ndarray:
     """The squares today's rules flag with the flag margin at ``threshold``: the decoder's margins solved
-    again there, the review rules that depend on the margin judged on them, the others as stored."""
-    margins, flags = margins_at(data, threshold), np.zeros(len(data["truth"]), bool)
+    again there, the review rules that depend on the margin judged on them, the others as stored;
+    ``solved``: the photos' ``solved_photos``, when already made."""
+    margins, flags = margins_at(data, threshold, solved), np.zeros(len(data["truth"]), bool)
     for key in data:
         if key.startswith("reason_") and key not in ("reason_read", "reason_margin", *MARGIN_GATED):
             flags |= data[key].astype(bool)
@@ -95,10 +103,10 @@ def resolved_rule(data: dict, threshold: float) -> np.ndarray:
 def resolved_report(data: dict) -> None:
     """Today's rules at each flag margin of RESOLVED_SWEEP, on the margins solved again there, with issue
     36's exchange of one unflagged misread for FLAGS_PER_MISS flags (lower is better)."""
-    wrong = data["truth"] != data["read"]
+    wrong, solved = data["truth"] != data["read"], solved_photos(data)  # each photo decoded once
     print(f"\nthe flag margin, the decoder solved again at each (unflagged + flagged / {FLAGS_PER_MISS}):")
     for threshold in RESOLVED_SWEEP:
-        flags = resolved_rule(data, threshold)
+        flags = resolved_rule(data, threshold, solved)
         objective = (wrong & ~flags).sum() + flags.sum() / FLAGS_PER_MISS
         print(f"{figures(data, flags, f'  flag margin {threshold}')}  objective {objective:6.1f}")
 

@@ -15,6 +15,7 @@ from benchmarks.flag_report import (
     old_rule,
     photo_evidence,
     resolved_rule,
+    solved_photos,
 )
 from kingdomino.board import Kingdom, Square, Terrain
 from kingdomino.labels import LABEL_INDEX, LABELS
@@ -83,10 +84,13 @@ def test_the_replay_solves_the_decoder_again_at_each_flag_margin() -> None:
     truth = np.array([[LABEL_INDEX[kingdom[r, c]] for c in range(5)] for r in range(5)])
     records = square_records(result, truth, {"seed": 1, "condition": "x"})
     data = {**records, "run": np.full(25, "run")}
+    solved = solved_photos(data)  # each photo decoded once serves every margin
     for threshold in (3.0, 6.0):
         expected = decode_kingdom(probabilities, flag_margin=threshold).margins.ravel()
         assert np.allclose(margins_at(data, threshold), expected)
+        assert np.array_equal(margins_at(data, threshold, solved), margins_at(data, threshold))
         assert np.array_equal(resolved_rule(data, threshold), expected < threshold)
+        assert np.array_equal(resolved_rule(data, threshold, solved), expected < threshold)
     assert resolved_rule(data, 6.0).sum() > resolved_rule(data, 3.0).sum()
 
 
