@@ -20,7 +20,9 @@ SWEEP = (3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
 RESOLVED_SWEEP = (4.0, 4.25, 4.5, 4.75, 5.0, 5.5, 6.0)
 #: Issue 36's rate between its two targets: 0.1 % of the squares misread and unflagged against 3 % flagged
 FLAGS_PER_MISS = 30
-#: The review rules whose verdict depends on the margin: replayed on the margins solved again
+#: The review rules left out of the stored verdicts: the table-like and castle-hidden rules, which depend on
+#: the margin, are replayed on the margins solved again; the retired deblurred rule (in older collections) is
+#: dropped. The castle-taken rule depends on the margin too but stays as stored: its share is not collected.
 MARGIN_GATED = ("reason_review_table_like", "reason_review_castle_hidden", "reason_review_deblurred")
 
 
