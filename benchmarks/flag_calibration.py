@@ -8,8 +8,9 @@ python -m benchmarks.flag_calibration report out/flags/*.npz
 ``collect`` scans development photos (the hard bench's or the independent generator's hard tables, each
 read by its bench model, which never learnt their kingdoms, unless ``--model shipped``) and stores, for
 every square of every photo whose frame is found, the truth, the reading, the decoder's margin, the
-classifier's and the weighed probabilities, the table evidence, the castle's cover, whether the squares were
-read deconvolved, and each flag rule's verdict (``ScanResult.flag_reasons``) in one .npz per run.
+classifier's and the weighed probabilities, the table evidence, the castle's cover and lean, the pieces,
+whether the squares were read deconvolved, and each flag rule's verdict (``ScanResult.flag_reasons``) in one
+.npz per run.
 ``report`` replays them: which rules flag the squares read right, which misread squares each leaves
 unflagged, and the flag share at each threshold of the decoder's margin (the review rules of
 ``scanner.reading.review_reasons`` beside it). Only development seeds: never tune on held-out.
@@ -31,6 +32,8 @@ from scanner.reading import REVIEW_RULES
 
 #: the independent generator's development split: its first seed and this many after it
 OUTSIDE_DEV = 300
+#: the largest grid (Mighty Duel): the castle's cover of every square is stored in this many columns
+MAX_GRID = 7
 OUT_DIR = Path(__file__).resolve().parent.parent / "out" / "flags"
 REASONS = ("read", "glare", "grayscale", "unfamiliar", "dim", "margin") + tuple(
     f"review_{name}" for name in REVIEW_RULES
@@ -143,6 +146,13 @@ def square_records(
         hidden = details.cover[tuple(castle[0])].copy()
         hidden[tuple(castle[0])] = 0.0
     likeness = details.likeness if details.likeness is not None else np.full((n, n), np.nan)
+    # what flag_report needs to call scanner.reading.review_reasons itself on the decoder solved again:
+    # each square's row of the castle's cover (padded to the largest grid), the share of the castle moved
+    # off it to its base, and the pieces standing on it
+    cover = np.zeros((n * n, MAX_GRID**2))
+    cover[:, : n * n] = details.cover.reshape(n * n, n * n)
+    taken = getattr(getattr(details, "leaning", None), "taken", None)
+    pieces = getattr(details, "pieces", None)
     records = {
         "truth": truth.ravel(),
         "read": read.ravel(),
@@ -155,6 +165,9 @@ def square_records(
         "hidden": hidden.ravel(),
         "changed": details.changed.ravel(),
         "orphan": details.orphans.ravel(),
+        "cover": cover,
+        "taken": np.full(n * n, np.nan) if taken is None else np.asarray(taken, float).ravel(),
+        "pieces": np.zeros(n * n, bool) if pieces is None else np.asarray(pieces, bool).ravel(),
         "deblurred": np.full(n * n, bool(details.deblurred)),  # read from the kingdom with its smear undone
         "lightness": np.full(n * n, result.lightness if result.lightness is not None else np.nan),
         "grid": np.full(n * n, n),

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from kingdomino.labels import EMPTY_LABEL, LABELS
+from kingdomino.labels import LABELS
 from model.label_columns import IS_LAND, LABEL_CROWNS, LABEL_TERRAIN
-from scanner.decode import FLAG_MARGIN, SolvedKingdom, solve_kingdom, with_margins
-from scanner.reading import DEFAULT_READING
+from scanner.decode import FLAG_MARGIN, DecodedKingdom, SolvedKingdom, solve_kingdom, with_margins
+from scanner.reading import DEFAULT_READING, ReadingDetails, any_reason, review_reasons
+from scanner.tall import Leaning
 
 #: The rules before the calibration, replayed: the decoder flagged changes, squares in no box domino and
 #: margins under 3.5 nats; photos with a fifth of their squares under 0.9 or dim (lightness under 80)
@@ -20,10 +21,8 @@ SWEEP = (3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
 RESOLVED_SWEEP = (4.0, 4.25, 4.5, 4.75, 5.0, 5.5, 6.0)
 #: Issue 36's rate between its two targets: 0.1 % of the squares misread and unflagged against 3 % flagged
 FLAGS_PER_MISS = 30
-#: The review rules left out of the stored verdicts: the table-like and castle-hidden rules, which depend on
-#: the margin, are replayed on the margins solved again; the retired deblurred rule (in older collections) is
-#: dropped. The castle-taken rule depends on the margin too but stays as stored: its share is not collected.
-MARGIN_GATED = ("reason_review_table_like", "reason_review_castle_hidden", "reason_review_deblurred")
+#: Flag reasons a scan stores that do not depend on the decoder's margin: replayed as stored.
+STORED_REASONS = ("reason_glare", "reason_grayscale", "reason_unfamiliar", "reason_dim")
 
 
 def decoder_parts(data: dict) -> dict[str, np.ndarray]:
@@ -88,18 +87,45 @@ def margins_at(data: dict, threshold: float, solved: list | None = None) -> np.n
     return margins
 
 
+def photo_details(data: dict, rows: np.ndarray, decoded: DecodedKingdom) -> ReadingDetails:
+    """One photo's ``ReadingDetails`` rebuilt from its stored squares (``rows``, in cell order), with the
+    margins, changes and orphans of ``decoded``: what ``review_reasons`` reads."""
+    n = int(data["grid"][rows[0]])
+    likeness, taken = data["likeness"][rows], data["taken"][rows]
+    cover = data["cover"][rows][:, : n * n].reshape(n, n, n, n)
+    none = np.zeros((n, n))
+    leaning = Leaning(none, none, none, None if np.isnan(taken).all() else taken.reshape(n, n))
+    return ReadingDetails(
+        raw=data["raw"][rows].reshape(n, n, -1),
+        evidence=data["evidence"][rows].reshape(n, n),
+        likeness=None if np.isnan(likeness).all() else likeness.reshape(n, n),
+        margins=np.asarray(decoded.margins),
+        cover=cover,
+        leaning=leaning,
+        changed=np.asarray(decoded.changed),
+        orphans=np.asarray(decoded.orphans),
+        pieces=data["pieces"][rows].reshape(n, n).astype(bool),
+    )
+
+
 def resolved_rule(data: dict, threshold: float, solved: list | None = None) -> np.ndarray:
-    """The squares today's rules flag with the flag margin at ``threshold``: the decoder's margins solved
-    again there, the review rules that depend on the margin judged on them, the others as stored;
-    ``solved``: the photos' ``solved_photos``, when already made."""
-    margins, flags = margins_at(data, threshold, solved), np.zeros(len(data["truth"]), bool)
+    """The squares today's rules flag with the flag margin at ``threshold``: the decoder solved again there
+    and ``scanner.reading.review_reasons`` called on it, the reasons that do not depend on the margin as
+    stored; ``solved``: the photos' ``solved_photos``, when already made. Squares collected before the
+    castle's cover and lean were stored keep their stored review verdicts (the retired deblurred rule left
+    out)."""
+    replayable, flags = "cover" in data, np.zeros(len(data["truth"]), bool)
     for key in data:
-        if key.startswith("reason_") and key not in ("reason_read", "reason_margin", *MARGIN_GATED):
+        stored_review = key.startswith("reason_review_") and key != "reason_review_deblurred"
+        if key in STORED_REASONS or (stored_review and not replayable):
             flags |= data[key].astype(bool)
-    settings, tile = DEFAULT_READING, data["read"] != EMPTY_LABEL
-    flags |= (data["likeness"] >= settings.table_like) & tile & (margins < settings.table_like_margin)
-    flags |= (data["hidden"] >= settings.hidden_flag_share) & (margins < settings.hidden_margin)
-    return flags | (margins < threshold)
+    for rows, kingdom in solved_photos(data) if solved is None else solved:
+        decoded = with_margins(kingdom, threshold)
+        flags[rows] |= np.asarray(decoded.margins).ravel() < threshold
+        if replayable:
+            reasons = review_reasons(decoded.kingdom, photo_details(data, rows, decoded), DEFAULT_READING)
+            flags[rows] |= any_reason(reasons).ravel()
+    return flags
 
 
 def resolved_report(data: dict) -> None:

@@ -94,6 +94,37 @@ def test_the_replay_solves_the_decoder_again_at_each_flag_margin() -> None:
     assert resolved_rule(data, 6.0).sum() > resolved_rule(data, 3.0).sum()
 
 
+def test_the_replay_calls_the_scanners_review_rules_on_the_squares_it_decodes_again() -> None:
+    """The castle's rules are the scanner's own (``review_reasons``), judged on the margins solved again: a
+    square the castle's lean was moved off, or that the castle hides, is flagged while its new margin is
+    under the rule's, whatever the flag margin."""
+    rows = ("W0 W0 F0 F0 L0", "G0 G0 L0 L0 S0", "M0 M0 C S0 S0", "W1 W0 F1 F0 L1", "G1 G0 M1 M0 L0")
+    kingdom = Kingdom.from_text("\n".join(rows))
+    result = fake_result(kingdom, np.full((5, 5), 9.0), np.zeros((5, 5), bool))
+    probabilities = result.probabilities.copy()
+    probabilities[0, 0, LABEL_INDEX[Square(Terrain.FOREST, 0)]] = probabilities[0, 0].max() * np.exp(-1.0)
+    probabilities /= probabilities.sum(axis=-1, keepdims=True)
+    result.probabilities = probabilities
+    truth = np.array([[LABEL_INDEX[kingdom[r, c]] for c in range(5)] for r in range(5)])
+    plain = {**square_records(result, truth, {"seed": 1, "condition": "x"}), "run": np.full(25, "run")}
+    margins = margins_at(plain, 4.0)
+    between = int(np.flatnonzero((margins >= 4.0) & (margins < 6.0))[0])  # over the flag margin, under 6
+    assert not resolved_rule(plain, 4.0)[between]
+    taken = np.zeros((5, 5))
+    taken.flat[between] = 1.0  # the castle read there was moved off it to its base
+    result.details.leaning = SimpleNamespace(taken=taken)
+    leaned = {**square_records(result, truth, {"seed": 1, "condition": "x"}), "run": np.full(25, "run")}
+    assert (
+        resolved_rule(leaned, 4.0)[between] and resolved_rule(leaned, 4.0).sum() == (margins < 4.0).sum() + 1
+    )
+    result.details.leaning = None
+    cover = np.zeros((5, 5, 5, 5))
+    cover[2, 2].flat[between] = 0.5  # the decoded castle (the centre) hides half of that square
+    result.details.cover = cover
+    hidden = {**square_records(result, truth, {"seed": 1, "condition": "x"}), "run": np.full(25, "run")}
+    assert resolved_rule(hidden, 4.0)[between] and not resolved_rule(hidden, 4.0)[int(np.argmax(margins))]
+
+
 class OwnWhite:
     """A classifier that reads every square as wheat when each square is its own photo."""
 
