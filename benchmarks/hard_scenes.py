@@ -43,9 +43,9 @@ from benchmarks.scenes import (
     TilePool,
     _board_squares,
     _is_mirrored,
-    _mixed_kingdom,
     _place_kingdom,
     _project,
+    box_kingdom,
     camera_projection,
     fits_photo,
     light_falloff,
@@ -289,7 +289,7 @@ def generate_hard_scene(
     elif grid_size == 5:
         squares, kingdom = _board_squares(board)
     else:
-        squares, kingdom = _mixed_kingdom(rng, names, grid_size)
+        squares, kingdom = box_kingdom(rng, names, grid_size)
     n = kingdom.grid_size
     present = np.array([[kingdom[r, c].terrain != Terrain.EMPTY for c in range(n)] for r in range(n)])
     castle = next(((r, c) for (r, c), sq in kingdom.cells() if sq.terrain == Terrain.CASTLE), None)

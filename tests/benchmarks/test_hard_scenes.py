@@ -19,7 +19,10 @@ from benchmarks.hard_scenes import (
     generate_hard_scene,
     project_points,
 )
+from benchmarks.scenes import domino_tiling
 from kingdomino.board import Kingdom, Terrain
+from kingdomino.labels import LABEL_INDEX, LABELS
+from scanner.decode import decode_kingdom
 
 SMALL = (640, 480)
 
@@ -66,6 +69,22 @@ def test_class_conditions_are_drawn() -> None:
 def test_mighty_duel_scene_is_seven_by_seven_with_the_castle_in_the_middle() -> None:
     scene = generate_hard_scene(100_000, condition="castle", size=SMALL, grid_size=7)
     assert scene.kingdom.grid_size == 7 and scene.kingdom[3, 3].terrain == Terrain.CASTLE
+
+
+def test_mighty_duel_kingdom_is_laid_from_distinct_box_dominoes() -> None:
+    """A player's 7×7 kingdom: every square but the castle is half of a distinct domino of the box, so the
+    decoder, which knows the box, finds no square without its domino."""
+    scene = generate_hard_scene(100_001, size=SMALL, grid_size=7, overrides={"missing": 0})
+    kingdom = scene.kingdom
+    probabilities = np.full((7, 7, len(LABELS)), 1e-3)
+    for (r, c), square in kingdom.cells():
+        probabilities[r, c, LABEL_INDEX[square]] = 1.0
+    decoded = decode_kingdom(probabilities)
+    assert decoded.kingdom == kingdom and not decoded.orphans.any()
+    pairs = domino_tiling(np.random.default_rng(3), 7, (3, 3))
+    cells = [cell for pair in pairs for cell in pair]
+    assert len(pairs) == 24 and len(set(cells)) == 48 and (3, 3) not in cells
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in pairs)
 
 
 def test_the_castle_model_leans_over_the_squares_beyond_it_on_a_tilted_camera() -> None:
