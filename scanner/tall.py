@@ -290,7 +290,9 @@ def painted_castles(
         raised = castle / (castle + rest)
         weighed[cell] *= (1.0 - raised) / max(rest, 1e-12)
         weighed[cell + (CASTLE_LABEL,)] = raised
-    hidden = np.maximum(leaning.hidden, _hidden(weighed[..., CASTLE_LABEL], cover))
+    seen = np.zeros(weighed.shape[:2])
+    seen[tuple(np.array(cells).T)] = 1.0  # the model stands there, whatever the decoder makes of it
+    hidden = np.maximum(leaning.hidden, _hidden(seen, cover))
     return Leaning(weighed, leaning.moved, hidden, leaning.taken)
 
 
