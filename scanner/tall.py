@@ -516,7 +516,8 @@ def standing_castles(
     small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     found = []
-    for cell in cells:
+    # a castle whose lean stays within its footprint's inset shows nothing beyond its square
+    for cell in [cell for cell in cells if np.abs(lean[cell]).max() > CASTLE_INSET]:
         seen = _piece_view(
             lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px, (CASTLE_INSET, ((0.0, 0.0),)), CASTLE_APART
         )
