@@ -495,11 +495,11 @@ def pieces_on_tiles(
     )
 
 
-#: A castle model standing on a square is as much one colour as a piece (PIECE_SURE), on its square and
-#: where its walls lean over the squares behind, and this much unlike the rest of those squares: less
-#: than a piece, as its walls cover most of its square and leave the floor between them
-#: (docs/experiments.md, "A castle painted in a player's colour").
+#: A castle model standing on a square is as much one colour as a piece (PIECE_SURE) and this much unlike
+#: the rest of the squares it leans over: less than a piece, as its walls cover most of its square and leave
+#: the floor between them (docs/experiments.md, "A castle painted in a player's colour").
 CASTLE_APART = 0.8
+_CASTLE = (CASTLE_INSET, ((0.0, 0.0),), CASTLE_APART)  # its footprint about the square's middle
 
 
 def standing_castles(
@@ -518,9 +518,7 @@ def standing_castles(
     found = []
     # a castle whose lean stays within its footprint's inset shows nothing beyond its square
     for cell in [cell for cell in cells if np.abs(lean[cell]).max() > CASTLE_INSET]:
-        seen = _piece_view(
-            lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px, (CASTLE_INSET, ((0.0, 0.0),)), CASTLE_APART
-        )
+        seen = _piece_view(lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px, _CASTLE)
         if seen is None or any(share is None for share in seen.shares):
             continue
         on, beyond, rest = seen.shares
@@ -541,17 +539,11 @@ class _Seen:
 
 
 def _piece_view(
-    lab: np.ndarray,
-    lean: np.ndarray,
-    cell: tuple[int, int],
-    n: int,
-    px: int,
-    footprint: tuple[float, tuple] = (PIECE_INSET, PIECE_SHIFTS),
-    apart: float = PIECE_APART,
+    lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int, px: int, kind: tuple | None = None
 ) -> _Seen | None:
     """standing_evidence's shares for a piece on ``cell`` (``lab``: the frame at ``px`` per square, uint8
-    Lab), every footprint of PIECE_SHIFTS at once (``footprint``: another object's (inset, shifts); ``apart``:
-    its PIECE_APART): the silhouette's part on the square and beyond it near
+    Lab), every footprint of PIECE_SHIFTS at once (``kind``: another object's inset, shifts and PIECE_APART,
+    _CASTLE): the silhouette's part on the square and beyond it near
     its colour, and the rest of the square and of the squares it enters away from it; the footprint whose
     smallest share is largest. Its colour is the silhouette's median (lightness weighed). None when no
     footprint shows enough of itself to tell, or none can pass standing_pieces' tests (_may_stand). Only
@@ -560,7 +552,8 @@ def _piece_view(
     cols_at = sorted({cell[1], min(max(cell[1] + int(np.sign(lean[0])), 0), n - 1)})
     row0, col0, rows, cols = rows_at[0], cols_at[0], len(rows_at), len(cols_at)
     values = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px].reshape(-1, 3)
-    inside = _footprints(lean, cell, px, (row0, col0, rows, cols), *footprint)
+    inset, shifts, apart = kind or (PIECE_INSET, PIECE_SHIFTS, PIECE_APART)
+    inside = _footprints(lean, cell, px, (row0, col0, rows, cols), inset, shifts)
     square_of = ((np.arange(rows * px) // px)[:, None] * cols + np.arange(cols * px) // px).ravel()
     at = (cell[0] - row0) * cols + cell[1] - col0  # the piece's own square among the window's
     own = square_of == at
@@ -593,12 +586,7 @@ _WEIGHTS = np.stack(
 
 
 def _footprints(
-    lean: np.ndarray,
-    cell: tuple[int, int],
-    px: int,
-    window: tuple[int, int, int, int],
-    inset: float = PIECE_INSET,
-    shifts: tuple = PIECE_SHIFTS,
+    lean: np.ndarray, cell: tuple[int, int], px: int, window: tuple[int, int, int, int], inset: float, shifts
 ) -> np.ndarray:
     """(shifts, P) bool: ``silhouette`` of a piece on ``cell`` at each of PIECE_SHIFTS, in ``window``."""
     import cv2
