@@ -43,6 +43,9 @@ class ReadingSettings:
     castle_height: float = CASTLE_HEIGHT
     #: the tallest castle whose base the silhouette looks for (docs/experiments.md, "The castle's reach")
     castle_tallest: float = CASTLE_TALLEST
+    #: nats of castle odds on a square the photo shows a castle model standing on (tall.standing_castles):
+    #: one read as its colour's terrain (docs/experiments.md, "A castle painted in a player's colour")
+    castle_painted: float = 6.0
     #: a square a plausible castle may hide this share of has its readings softened (its log
     #: probabilities scaled down by up to HIDDEN_SOFTEN), so the dominoes around it can decide
     hidden_share: float = LEAN_COVER

@@ -409,7 +409,9 @@ class KingdomScanner:
         t0 = time.perf_counter()  # the castle's lean and pieces are part of reading the squares
         whole = weigh_empty(raw, evidence)  # the castle's place is read without the pieces
         heights = settings.castle_height, settings.castle_tallest
-        cover, leaning = castle_leaning(whole, rectified, homography, image.shape, *heights)
+        cover, leaning = castle_leaning(
+            whole, rectified, homography, image.shape, *heights, settings.castle_painted
+        )
         raw, occluded = self._pieces(crops, raw, whole, rectified, homography, image.shape)
         on_piece = occluded > 0  # read from both readings, keeping the castle's probability
         weighed = with_pieces(leaning.probabilities, weigh_empty(raw, evidence), on_piece)

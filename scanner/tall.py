@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
+from scanner.decode import PROBABILITY_FLOOR
 
 #: The cardboard castle's height, in squares (the box's model is about 0.6-0.8 of a square high).
 CASTLE_HEIGHT = 0.7
@@ -255,13 +256,44 @@ def lean_castle(
     weighed[..., castle] = np.maximum(seen * kept, moved)
     weighed /= weighed.sum(axis=-1, keepdims=True)
     belief = weighed[..., castle]
+    return Leaning(weighed, moved, _hidden(belief, cover), np.clip(seen - belief, 0.0, None))
+
+
+def _hidden(belief: np.ndarray, cover: np.ndarray) -> np.ndarray:
+    """(N, N) largest share of each square that a castle on a neighbour with some ``belief`` (castle
+    probability, N×N) hides (``cover``: castle_cover)."""
+    n = belief.shape[0]
     hidden = np.zeros((n, n))
     for base in np.ndindex(n, n):
         if belief[base] >= 0.05:
             shares = cover[base].copy()
             shares[base] = 0.0
             hidden = np.maximum(hidden, shares)
-    return Leaning(weighed, moved, hidden, np.clip(seen - belief, 0.0, None))
+    return hidden
+
+
+def painted_castles(
+    leaning: Leaning, cover: np.ndarray, cells: list[tuple[int, int]], nats: float
+) -> Leaning:
+    """``leaning`` with the castle's odds on each of ``cells`` (squares the photo shows a castle model
+    standing on: standing_castles) raised by ``nats``, and the squares a castle there would hide counted
+    as hidden (``cover``: castle_cover). A castle model in a colour the classifier reads as a lake or a
+    wheat field hides the printed castle; the photo still shows it standing (docs/experiments.md, "A
+    castle painted in a player's colour")."""
+    if not cells or nats <= 0:
+        return leaning
+    weighed = np.array(leaning.probabilities, dtype=float)
+    for cell in cells:
+        rest = 1.0 - weighed[cell + (CASTLE_LABEL,)]
+        # the odds raised from the decoder's floor: a castle read nowhere on the square gains them too
+        castle = max(weighed[cell + (CASTLE_LABEL,)], PROBABILITY_FLOOR) * np.exp(nats)
+        raised = castle / (castle + rest)
+        weighed[cell] *= (1.0 - raised) / max(rest, 1e-12)
+        weighed[cell + (CASTLE_LABEL,)] = raised
+    seen = np.zeros(weighed.shape[:2])
+    seen[tuple(np.array(cells).T)] = 1.0  # the model stands there, whatever the decoder makes of it
+    hidden = np.maximum(leaning.hidden, _hidden(seen, cover))
+    return Leaning(weighed, leaning.moved, hidden, leaning.taken)
 
 
 #: Pixels per square of the small copy of the rectified frame a castle's silhouette is looked for on.
@@ -361,19 +393,25 @@ def castle_leaning(
     image_shape: tuple,
     height: float = CASTLE_HEIGHT,
     tallest: float = CASTLE_TALLEST,
+    painted: float = 0.0,
 ) -> tuple[np.ndarray, Leaning]:
     """The castle's cover of every square (``castle_cover``) and ``lean_castle`` of the frame's weighed
     ``probabilities``, told where the photo shows the castle standing by its silhouette (``standing_evidence``
     on the ``rectified`` frame) when a square is read as a castle a neighbour could lean over, were the
     castle as tall as ``tallest`` (the lean from the frame is uncertain: docs/experiments.md, "The castle's
-    reach")."""
+    reach"). ``painted``: the nats of castle odds a castle model the photo shows standing on a square adds
+    to it (standing_castles, painted_castles; none at 0)."""
     camera = camera_from_homography(homography, image_shape)
     lean = leans(camera, probabilities.shape[0], height)
     cover = _cover(lean)
     reach = _cover(leans(camera, probabilities.shape[0], tallest)) if tallest > height else cover
     candidates = standing_candidates(probabilities, reach, CASTLE_LABEL)
     standing = standing_evidence(rectified, lean, candidates) if candidates else None
-    return cover, lean_castle(probabilities, cover, CASTLE_LABEL, standing, reach)
+    leaning = lean_castle(probabilities, cover, CASTLE_LABEL, standing, reach)
+    if painted > 0:
+        cells = [(int(r), int(c)) for r, c in np.ndindex(lean.shape[:2])]
+        leaning = painted_castles(leaning, cover, standing_castles(rectified, lean, cells), painted)
+    return cover, leaning
 
 
 #: A piece a player stands on a square (the king meeple) is about this many squares tall: lower than any
@@ -457,6 +495,40 @@ def pieces_on_tiles(
     )
 
 
+#: A castle model standing on a square is as much one colour as a piece (PIECE_SURE) and this much unlike
+#: the rest of the squares it leans over: less than a piece, as its walls cover most of its square and leave
+#: the floor between them (docs/experiments.md, "A castle painted in a player's colour").
+CASTLE_APART = 0.8
+_CASTLE = (CASTLE_INSET, ((0.0, 0.0),), CASTLE_APART)  # its footprint about the square's middle
+
+
+def standing_castles(
+    rectified: np.ndarray, lean: np.ndarray, cells: list[tuple[int, int]], px: int = STANDING_PX
+) -> list[tuple[int, int]]:
+    """The ``cells`` of the rectified N×N frame on which the photo shows a castle model standing (``lean``:
+    (N, N, 2) from ``leans`` at CASTLE_HEIGHT): standing_pieces' test with the castle's footprint
+    (CASTLE_INSET, about the square's middle) and CASTLE_APART, whose silhouette leaves its square: one
+    colour on the square and beyond it, unlike the rest of the squares it leans over, in a colour a piece
+    is painted in. A camera straight above shows no lean to tell a castle's walls from a square's print."""
+    import cv2
+
+    n = lean.shape[0]
+    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    found = []
+    # a castle whose lean stays within its footprint's inset shows nothing beyond its square
+    for cell in [cell for cell in cells if np.abs(lean[cell]).max() > CASTLE_INSET]:
+        seen = _piece_view(lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px, _CASTLE)
+        if seen is None or any(share is None for share in seen.shares):
+            continue
+        on, beyond, rest = seen.shares
+        hue = _hue(seen.colour)
+        unpainted = PIECE_UNPAINTED_HUES[0] <= hue <= PIECE_UNPAINTED_HUES[1]
+        if min(on, beyond) >= PIECE_SURE and rest >= CASTLE_APART and not unpainted:
+            found.append(cell)
+    return found
+
+
 @dataclass(frozen=True)
 class _Seen:
     """The silhouette of a piece's best footprint as the rectified frame shows it (see _piece_view)."""
@@ -466,9 +538,12 @@ class _Seen:
     on_square: np.ndarray  # (px, px) bool: where it covers its own square
 
 
-def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int, px: int) -> _Seen | None:
+def _piece_view(
+    lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int, px: int, kind: tuple | None = None
+) -> _Seen | None:
     """standing_evidence's shares for a piece on ``cell`` (``lab``: the frame at ``px`` per square, uint8
-    Lab), every footprint of PIECE_SHIFTS at once: the silhouette's part on the square and beyond it near
+    Lab), every footprint of PIECE_SHIFTS at once (``kind``: another object's inset, shifts and PIECE_APART,
+    _CASTLE): the silhouette's part on the square and beyond it near
     its colour, and the rest of the square and of the squares it enters away from it; the footprint whose
     smallest share is largest. Its colour is the silhouette's median (lightness weighed). None when no
     footprint shows enough of itself to tell, or none can pass standing_pieces' tests (_may_stand). Only
@@ -477,7 +552,8 @@ def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int
     cols_at = sorted({cell[1], min(max(cell[1] + int(np.sign(lean[0])), 0), n - 1)})
     row0, col0, rows, cols = rows_at[0], cols_at[0], len(rows_at), len(cols_at)
     values = lab[row0 * px : (row0 + rows) * px, col0 * px : (col0 + cols) * px].reshape(-1, 3)
-    inside = _footprints(lean, cell, px, (row0, col0, rows, cols))
+    inset, shifts, apart = kind or (PIECE_INSET, PIECE_SHIFTS, PIECE_APART)
+    inside = _footprints(lean, cell, px, (row0, col0, rows, cols), inset, shifts)
     square_of = ((np.arange(rows * px) // px)[:, None] * cols + np.arange(cols * px) // px).ravel()
     at = (cell[0] - row0) * cols + cell[1] - col0  # the piece's own square among the window's
     own = square_of == at
@@ -486,7 +562,7 @@ def _piece_view(lab: np.ndarray, lean: np.ndarray, cell: tuple[int, int], n: int
     per_square = per_square.reshape(len(inside), rows * cols)  # each footprint's pixels on each square
     colour = _medians(values, which, pixel, len(inside))
     pixels = _WEIGHTS[np.arange(3), values]
-    if not _may_stand(pixels[own], inside[:, own], colour, per_square, at, px):
+    if not _may_stand(pixels[own], inside[:, own], colour, per_square, at, px, apart):
         return None
     near = _near_all(pixels, (pixels**2).sum(axis=1), colour)
     # the squares it enters beside the silhouette, its own among them
@@ -510,13 +586,13 @@ _WEIGHTS = np.stack(
 
 
 def _footprints(
-    lean: np.ndarray, cell: tuple[int, int], px: int, window: tuple[int, int, int, int]
+    lean: np.ndarray, cell: tuple[int, int], px: int, window: tuple[int, int, int, int], inset: float, shifts
 ) -> np.ndarray:
     """(shifts, P) bool: ``silhouette`` of a piece on ``cell`` at each of PIECE_SHIFTS, in ``window``."""
     import cv2
 
     row0, col0, rows, cols = window
-    outlines = _outlines(lean, cell, PIECE_INSET, PIECE_SHIFTS)
+    outlines = _outlines(lean, cell, inset, shifts)
     points = np.round((outlines - [col0, row0]) * px * 4).astype(np.int32)  # as silhouette's, all at once
     masks = np.zeros((len(outlines), rows * px, cols * px), np.uint8)
     for mask, corners in zip(masks, points, strict=True):
@@ -544,13 +620,19 @@ def _medians(values: np.ndarray, which: np.ndarray, pixel: np.ndarray, k: int) -
 
 
 def _may_stand(
-    square: np.ndarray, on: np.ndarray, colour: np.ndarray, per_square: np.ndarray, at: int, px: int
+    square: np.ndarray,
+    on: np.ndarray,
+    colour: np.ndarray,
+    per_square: np.ndarray,
+    at: int,
+    px: int,
+    apart: float = PIECE_APART,
 ) -> bool:
     """False when no footprint can pass standing_pieces' tests, told from the piece's square alone
     (``square``: its weighed pixels; ``on``: (shifts, px²) where each footprint covers it; ``colour``: their
     medians; ``per_square``: their pixels on each square of the window, ``at`` the piece's): its colour is
     unpainted, or under PIECE_SURE of its part on the square is near that colour, or the rest of the
-    square alone holds more of that colour than PIECE_APART allows in the rest of all the squares it
+    square alone holds more of that colour than ``apart`` allows in the rest of all the squares it
     enters. Bounds with a margin for rounding: it drops no piece standing_pieces would find."""
     hue = _hue(colour)
     hope = (hue < PIECE_UNPAINTED_HUES[0] + 0.01) | (hue > PIECE_UNPAINTED_HUES[1] - 0.01)
@@ -565,8 +647,8 @@ def _may_stand(
     near_on = np.count_nonzero(on & (distance < STANDING_TOLERANCE**2 + 1.0), axis=1)
     near_rest = np.count_nonzero(~on & (distance < STANDING_TOLERANCE**2 - 1.0), axis=1)
     sure = (held < px) | (near_on >= PIECE_SURE * held)
-    apart = (rest >= px) & ((rest - near_rest) / np.maximum(rest, 1) >= PIECE_APART)
-    return bool((sure & apart).any())
+    unlike = (rest >= px) & ((rest - near_rest) / np.maximum(rest, 1) >= apart)
+    return bool((sure & unlike).any())
 
 
 def _hue(colour: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ import pytest
 from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
+from kingdomino.scoring import castle_cells
 from scanner.decode import decode_kingdom
 from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.recognizer import PIECE_NOTE, KingdomScanner
@@ -23,10 +24,12 @@ from scanner.tall import (
     covered_shares,
     lean_castle,
     leans,
+    painted_castles,
     piece_reading,
     silhouette,
     soften_hidden,
     standing_candidates,
+    standing_castles,
     standing_evidence,
     standing_pieces,
     with_pieces,
@@ -339,6 +342,46 @@ def test_artwork_keeps_to_its_tile_and_a_colour_the_square_repeats_is_no_piece()
     assert standing_pieces(frame, lean, [(2, 2), (3, 3), (1, 1), (3, 1)], px) == {}
     frame[silhouette(lean[3, 1], (3, 1), 5, px, inset=0.34).astype(bool)] = (190, 60, 30)  # a blue king
     assert list(standing_pieces(frame, lean, [(2, 2), (3, 3), (1, 1), (3, 1)], px)) == [(3, 1)]
+
+
+def test_a_castle_model_is_found_where_its_walls_stand_on_its_square_and_lean_over_the_next() -> None:
+    px, lean = 24, np.zeros((5, 5, 2))
+    lean[..., 1] = -0.6  # every top is seen 0.6 squares towards the rows above
+    frame = printed_kingdom(px)
+    # a blue castle model on (3, 1), leaning over (2, 1), and a pink king on (1, 3)
+    frame[silhouette(lean[3, 1], (3, 1), 5, px).astype(bool)] = (200, 90, 30)
+    frame[silhouette(lean[1, 3], (1, 3), 5, px, inset=0.3).astype(bool)] = (180, 80, 230)
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    assert standing_castles(frame, lean, cells, px) == [(3, 1)]
+    # seen from straight above the walls keep to their square, like a one-coloured print: nothing to tell
+    assert standing_castles(frame, np.zeros((5, 5, 2)), cells, px) == []
+    # a red roof, the colour of no player's castle
+    frame[silhouette(lean[3, 1], (3, 1), 5, px).astype(bool)] = (30, 40, 190)
+    assert standing_castles(frame, lean, cells, px) == []
+
+
+def test_a_castle_model_read_as_its_colour_s_terrain_takes_the_castle_odds_and_hides_what_it_leans_over() -> (
+    None
+):
+    lake = Square(Terrain.LAKE, 1)
+    probabilities = probabilities_with({(3, 1): {lake: 1.0}})  # castle read nowhere, (3, 1) a sure lake
+    cover = leaning_cover()
+    leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
+    assert castle_cells(decode_kingdom(leaning.probabilities).kingdom) == [(2, 2)]  # the centre's prior
+    painted = painted_castles(leaning, cover, [(3, 1)], 6.0)
+    odds = painted.probabilities[3, 1, CASTLE_LABEL] / (1.0 - painted.probabilities[3, 1, CASTLE_LABEL])
+    castle = probabilities[3, 1, CASTLE_LABEL]  # under the decoder's floor: raised from the floor
+    assert odds == pytest.approx(1e-4 * math.exp(6.0) / (1.0 - castle))
+    # the rest of the square's reading keeps its proportions; no other square changes
+    rest = np.delete(painted.probabilities[3, 1], CASTLE_LABEL) / np.delete(probabilities[3, 1], CASTLE_LABEL)
+    assert np.allclose(rest, rest[0])
+    unchanged = np.ones((5, 5), dtype=bool)
+    unchanged[3, 1] = False
+    assert np.allclose(painted.probabilities[unchanged], leaning.probabilities[unchanged])
+    assert painted.hidden[2, 1] == pytest.approx(0.45) and leaning.hidden[2, 1] == 0.0
+    assert castle_cells(decode_kingdom(painted.probabilities).kingdom) == [(3, 1)]
+    # no castle seen: the reading as it was
+    assert painted_castles(leaning, cover, [], 6.0) is leaning
 
 
 def test_a_square_a_piece_stands_on_is_flagged_for_its_own_reason_unless_read_as_the_table() -> None:
