@@ -34,6 +34,7 @@ from scanner.geometry import (
     square_px,
 )
 from scanner.locate.border import border_colours, colourful_patches, segments_on, unlike_pixels
+from scanner.locate.gate import first_test
 from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import describe_cells, place, placed_frame, table_cells, tile_cells
@@ -470,7 +471,7 @@ def _in_outline(
     tried = []
     for size in sizes:
         lattice = np.diag([at, at, 1.0]) @ lattice_in_outline(view.gray, corners, size)
-        found = judged(image, grey, lattice, size, NO_OTHERS, view, at, settings.min_seam_support)
+        found = judged(image, grey, lattice, size, NO_OTHERS, view, at, settings.min_seam_support, True)
         tried.append((found, at))
         # only a frame first on the judge's first three preferences (accepted, on the kingdom's own
         # lattice, sure) ends it: no other size could be preferred to it on those
@@ -678,13 +679,16 @@ def judged(
     view: View,
     scale: float,
     min_support: float,
+    tested: bool = False,
 ) -> Found:
-    """A proposed lattice (work pixels) refined on the work copy's seams and judged."""
+    """A proposed lattice (work pixels) refined on the seams and judged; ``tested``: gate.first_test first."""
     settings = view.settings
     start = time.perf_counter()
     outline = photo_frame(grid_to_work, size, gray.shape)
     for _ in range(2):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
+    if tested and outline is None and (gated := first_test(gray, grid_to_work, size, min_support, settings)):
+        return Found(grid_to_work, size, others, gated)  # far off the seams: not worth judging in full
     cells = None  # the frame's described cells (``describe_cells``), kept while the frame is that one
     if outline is None:
         # then all sides at once, none from the table's pattern beside them (a mat's lines in a hole or
@@ -704,9 +708,8 @@ def judged(
             others = others - [placement.cols, placement.rows]  # grid coordinates of the moved frame
     view._add("locate.refine", start)
     start = time.perf_counter()
-    # the seams where the frame borders its artwork: a lattice of a cloth's checks or a printed grid laid
-    # across the kingdom has its lines on the table and none between the tiles (docs/experiments.md,
-    # "Seams between the tiles, not on the table")
+    # the seams where the frame borders its artwork: a cloth's checks or a printed grid across the kingdom
+    # have their lines on the table, none between the tiles (docs/experiments.md, "Seams between the tiles")
     tiles = None
     if outline is None and not view.grayscale:
         known = None if placement is None else placement.tiles  # the frame as placed, described already
@@ -714,8 +717,7 @@ def judged(
     support = seam_support(gray, grid_to_work, size, tiles=tiles)
     is_cropped = False
     if support < min_support and outline is not None:
-        # A cropped board's outline is the photo's edge, with no seam to refine on or to count:
-        # its frame is the photo's, and only its inner lines must sit on seams.
+        # a cropped board's outline is the photo's edge, no seam to count: only its inner lines count
         inner = seam_support(gray, outline, size, lines="inner")
         if inner >= min_support:
             grid_to_work, support, is_cropped = outline, inner, True
