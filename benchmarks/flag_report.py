@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchmarks.flag_calibration import REASONS
 from kingdomino.labels import LABELS
 from model.label_columns import IS_LAND, LABEL_CROWNS, LABEL_TERRAIN
 from scanner.decode import FLAG_MARGIN, DecodedKingdom, SolvedKingdom, solve_kingdom, with_margins
@@ -21,8 +22,11 @@ SWEEP = (3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
 RESOLVED_SWEEP = (4.0, 4.25, 4.5, 4.75, 5.0, 5.5, 6.0)
 #: Issue 36's rate between its two targets: 0.1 % of the squares misread and unflagged against 3 % flagged
 FLAGS_PER_MISS = 30
-#: Flag reasons a scan stores that do not depend on the decoder's margin: replayed as stored.
-STORED_REASONS = ("reason_glare", "reason_grayscale", "reason_unfamiliar", "reason_dim")
+#: Flag reasons a scan stores that do not depend on the decoder's margin: replayed as stored (the decoder's
+#: own flags and the review rules are judged again on the margins solved again).
+STORED_REASONS = tuple(
+    f"reason_{name}" for name in REASONS if name not in ("read", "margin") and not name.startswith("review_")
+)
 
 
 def decoder_parts(data: dict) -> dict[str, np.ndarray]:
@@ -93,7 +97,7 @@ def photo_details(data: dict, rows: np.ndarray, decoded: DecodedKingdom) -> Read
     n = int(data["grid"][rows[0]])
     likeness, taken = data["likeness"][rows], data["taken"][rows]
     cover = data["cover"][rows][:, : n * n].reshape(n, n, n, n)
-    none = np.zeros((n, n))
+    none = np.zeros((n, n))  # review_reasons reads only the share the lean took off each square
     leaning = Leaning(none, none, none, None if np.isnan(taken).all() else taken.reshape(n, n))
     return ReadingDetails(
         raw=data["raw"][rows].reshape(n, n, -1),
@@ -133,6 +137,8 @@ def resolved_report(data: dict) -> None:
     36's exchange of one unflagged misread for FLAGS_PER_MISS flags (lower is better)."""
     wrong, solved = data["truth"] != data["read"], solved_photos(data)  # each photo decoded once
     print(f"\nthe flag margin, the decoder solved again at each (unflagged + flagged / {FLAGS_PER_MISS}):")
+    if "cover" not in data:
+        print("  (collected before the castle's cover was stored: the review rules as the scan judged them)")
     for threshold in RESOLVED_SWEEP:
         flags = resolved_rule(data, threshold, solved)
         objective = (wrong & ~flags).sum() + flags.sum() / FLAGS_PER_MISS

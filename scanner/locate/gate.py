@@ -9,7 +9,7 @@ placement's credit (``placement_seam_credit``) of its sides once judged. The joi
 may move a frame by up to a square, onto seams it missed, so only a frame whose refined support is well
 below that (a share, ``gate_share``, of it) is refused there, with what was measured. The test is put to
 the lattices drawn in a colour region's outline (``search._in_outline``), proposed on the colours' contrast
-with no seam asked: about one in three of them is refused there. A lattice fitted to segments sits on them
+with no seam asked: many of them are refused there. A lattice fitted to segments sits on them
 by construction and is seldom refused for it (the test would cost it more than it saves); a central one's
 placement also tells whether it is the table's own lattice (``search.lattice_search``).
 """
