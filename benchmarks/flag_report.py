@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.flag_calibration import REASONS
 from kingdomino.labels import LABELS
 from model.label_columns import IS_LAND, LABEL_CROWNS, LABEL_TERRAIN
 from scanner.decode import FLAG_MARGIN, DecodedKingdom, SolvedKingdom, solve_kingdom, with_margins
@@ -22,11 +21,9 @@ SWEEP = (3.5, 4.0, 4.5, 5.0, 5.5, 6.0)
 RESOLVED_SWEEP = (4.0, 4.25, 4.5, 4.75, 5.0, 5.5, 6.0)
 #: Issue 36's rate between its two targets: 0.1 % of the squares misread and unflagged against 3 % flagged
 FLAGS_PER_MISS = 30
-#: Flag reasons a scan stores that do not depend on the decoder's margin: replayed as stored (the decoder's
-#: own flags and the review rules are judged again on the margins solved again).
-STORED_REASONS = tuple(
-    f"reason_{name}" for name in REASONS if name not in ("read", "margin") and not name.startswith("review_")
-)
+#: The flag reasons a scan stores that the replay judges again (the decoder's own and the review rules, on the
+#: margins solved again); every other stored reason (glare, grey, unfamiliar, dim ...) is replayed as stored.
+REJUDGED = ("reason_read", "reason_margin")
 
 
 def decoder_parts(data: dict) -> dict[str, np.ndarray]:
@@ -120,8 +117,9 @@ def resolved_rule(data: dict, threshold: float, solved: list | None = None) -> n
     out)."""
     replayable, flags = "cover" in data, np.zeros(len(data["truth"]), bool)
     for key in data:
-        stored_review = key.startswith("reason_review_") and key != "reason_review_deblurred"
-        if key in STORED_REASONS or (stored_review and not replayable):
+        if not key.startswith("reason_") or key in REJUDGED or key == "reason_review_deblurred":
+            continue
+        if not key.startswith("reason_review_") or not replayable:
             flags |= data[key].astype(bool)
     for rows, kingdom in solved_photos(data) if solved is None else solved:
         decoded = with_margins(kingdom, threshold)

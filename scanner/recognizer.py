@@ -24,6 +24,14 @@ from kingdomino.board import Kingdom, Terrain
 from kingdomino.labels import CASTLE_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
+from scanner.covered import (
+    hidden_neighbours,
+    keep_castle,
+    piece_reading,
+    soften_hidden,
+    visible_part,
+    with_pieces,
+)
 from scanner.deblur import Smear
 from scanner.decode import solve_kingdom, with_margins
 from scanner.errors import PhotoError, ScanError
@@ -65,17 +73,7 @@ from scanner.table import (
     table_in_view,
     weigh_empty,
 )
-from scanner.tall import (
-    Leaning,
-    castle_leaning,
-    hidden_neighbours,
-    keep_castle,
-    piece_reading,
-    pieces_on_tiles,
-    soften_hidden,
-    visible_part,
-    with_pieces,
-)
+from scanner.tall import Leaning, castle_leaning, pieces_on_tiles
 
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"

@@ -12,6 +12,7 @@ from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
 from kingdomino.scoring import castle_cells
+from scanner.covered import piece_reading, soften_hidden, with_pieces
 from scanner.decode import decode_kingdom
 from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.recognizer import PIECE_NOTE, KingdomScanner
@@ -25,14 +26,11 @@ from scanner.tall import (
     lean_castle,
     leans,
     painted_castles,
-    piece_reading,
     silhouette,
-    soften_hidden,
     standing_candidates,
     standing_castles,
     standing_evidence,
     standing_pieces,
-    with_pieces,
 )
 from tests.support.castle_scenes import with_castle, with_king
 

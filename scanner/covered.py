@@ -1,0 +1,135 @@
+"""Reading the squares something stands on or hides: the castle's neighbours read from the part its walls
+leave visible, or read less surely; a square a piece stands on read from its whole crop and its free side.
+Where the castle and the pieces stand, scanner.tall finds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
+
+
+def hidden_neighbours(
+    cover: np.ndarray, castle: tuple[int, int], least: float
+) -> list[tuple[int, int, float]]:
+    """(row, col, share) of the side neighbours of the castle square that the castle hides at least
+    ``least`` of (``cover``: the castle's (N, N) cover)."""
+    n = cover.shape[0]
+    hidden = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = castle[0] + dr, castle[1] + dc
+        if 0 <= r < n and 0 <= c < n and cover[r, c] >= least:
+            hidden.append((r, c, float(cover[r, c])))
+    return hidden
+
+
+#: The part of a square the castle leaves visible is kept at least this share of the square wide.
+MIN_VISIBLE = 0.35
+
+
+def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.ndarray:
+    """The crop of a square hidden by ``share`` on its side towards the castle (``away``: the step from
+    the castle square to it), made whole again by mirroring the part the castle leaves visible."""
+    size = crop.shape[0] if away[0] else crop.shape[1]
+    keep = max(int(round(size * max(1.0 - share, MIN_VISIBLE))), 1)
+    axis = 0 if away[0] else 1
+    far = away[0] + away[1] > 0  # the visible part is the side away from the castle
+    strip = np.take(crop, range(size - keep, size) if far else range(keep), axis=axis)
+    reps = int(np.ceil(size / keep)) + 1
+    pieces = [strip if k % 2 == 0 else np.flip(strip, axis=axis) for k in range(reps)]
+    whole = np.concatenate(pieces, axis=axis)
+    whole = np.take(whole, range(size), axis=axis)
+    return np.ascontiguousarray(whole)
+
+
+def soften_hidden(
+    probabilities: np.ndarray,
+    hidden: np.ndarray,
+    share: float,
+    soften: float,
+    pieces: np.ndarray | None = None,
+) -> np.ndarray:
+    """(N, N, labels) with the squares a castle may hide (``hidden`` >= ``share``) read less surely: their
+    probabilities raised to a power under 1 (by ``soften`` at most), the lower the more may be hidden.
+    ``pieces`` (N, N) bool: squares a piece stands on, which keep their castle probability (keep_castle)."""
+    power = 1.0 - soften * np.clip(hidden, 0.0, 1.0) * (hidden >= share)
+    softened = np.maximum(probabilities, 1e-12) ** power[..., None]
+    softened /= softened.sum(axis=-1, keepdims=True)
+    return softened if pieces is None else keep_castle(softened, probabilities, pieces)
+
+
+def piece_reading(whole: np.ndarray, free: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+    """(N, N, labels) ``whole`` (the classifier's reading of each whole square) with the squares a piece
+    stands on (``pieces``, N×N bool) read from both it and ``free`` (their free side's reading), one question
+    at a time: the terrain, then the crowns on each terrain, each a linear pool weighed by how sure the whole
+    square is of it (_pool). The whole square's answer stays where it is sure (a crown the piece hides from
+    the free side, a piece the classifier has learnt) and the free side decides what it leaves open (a piece
+    read as another terrain; crowns the whole square hesitates between, which the free side counts whatever
+    terrain it reads); the castle's probability is the whole square's (a piece is found on a tile: it says
+    nothing of where the castle is)."""
+    whole = np.asarray(whole, dtype=float)
+    free = keep_castle(free, whole, pieces)
+    read = whole.copy()
+    for cell in zip(*np.nonzero(pieces), strict=True):
+        read[cell] = _piece_square(whole[cell], free[cell])
+    return read
+
+
+#: Each label's terrain (an index of _TERRAINS) and crowns: a piece's square is read one question at a time.
+_TERRAINS = tuple(dict.fromkeys(label.terrain for label in LABELS))
+_TERRAIN_OF = np.array([_TERRAINS.index(label.terrain) for label in LABELS])
+_CROWNS_OF = np.array([label.crowns for label in LABELS])
+_TILE = ~np.isin(np.arange(len(LABELS)), [CASTLE_LABEL, EMPTY_LABEL])  # the labels of a tile's squares
+
+
+def _pool(whole: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """``whole``'s distribution where it is sure, ``free``'s where it is not: s·whole + (1−s)·free, with s
+    whole's largest probability."""
+    sure = whole.max()
+    return sure * whole + (1.0 - sure) * free
+
+
+def _piece_square(whole: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """piece_reading of one square (labels): the terrains pooled, then each terrain's crowns."""
+    whole_terrain = np.bincount(_TERRAIN_OF, whole, len(_TERRAINS))
+    free_terrain = np.bincount(_TERRAIN_OF, free, len(_TERRAINS))
+    terrain = _pool(whole_terrain, free_terrain)
+    # the crowns the free side shows on a tile, whatever terrain it reads (the castle's and the table's
+    # zero crowns are no count of a tile's)
+    shown = np.bincount(_CROWNS_OF, np.where(_TILE, free, 0.0), minlength=_CROWNS_OF.max() + 1)
+    read = np.zeros_like(whole)
+    for index in range(len(_TERRAINS)):
+        labels = _TERRAIN_OF == index
+        if whole_terrain[index] > 1e-3:
+            own = whole[labels] / whole_terrain[index]
+            # the free side's count weighs as much as this terrain can have it: two crowns shown say nothing
+            # of a forest's one or none, whose own reading stands for the rest
+            possible = shown[_CROWNS_OF[labels]]
+            share = possible.sum() / max(shown.sum(), 1e-12)
+            free_crowns = possible / possible.sum() if possible.sum() > 1e-9 else own
+            crowns = _pool(own, share * free_crowns + (1.0 - share) * own)
+        elif free_terrain[index] > 1e-9:  # a terrain only the free side reads: its crowns as it reads them
+            crowns = free[labels] / free_terrain[index]
+        else:
+            crowns = np.full(labels.sum(), 1.0 / labels.sum())
+        read[labels] = terrain[index] * crowns
+    return read / read.sum()
+
+
+def with_pieces(castle_read: np.ndarray, pooled: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+    """(N, N, labels) ``castle_read`` (the squares read with the castle's lean) with the squares a piece
+    stands on (``pieces``) read as ``pooled`` (piece_reading, weighed) but for their castle probability."""
+    return np.where(pieces[..., None], keep_castle(pooled, castle_read, pieces), castle_read)
+
+
+def keep_castle(probabilities: np.ndarray, source: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """(N, N, labels) ``probabilities`` with the squares ``kept`` (N, N bool) given ``source``'s castle
+    probability, their other labels scaled to the rest: a piece found on a square moves no castle probability
+    to it or from it, whatever it does to the square's terrain (docs/experiments.md, "The piece's square read
+    from both its readings")."""
+    kept_probabilities = np.array(probabilities, dtype=float)
+    castle = source[kept, CASTLE_LABEL]
+    others = kept_probabilities[kept].sum(axis=-1) - kept_probabilities[kept, CASTLE_LABEL]
+    kept_probabilities[kept] *= ((1.0 - castle) / np.maximum(others, 1e-12))[:, None]
+    kept_probabilities[kept, CASTLE_LABEL] = castle
+    return kept_probabilities
