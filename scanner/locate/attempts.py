@@ -184,9 +184,12 @@ class Search:
         """Whether a sure frame beside the photo's centre settles the search: on the kingdom's own lattice,
         not unsure (``search.preference``), with no other kingdom seen and no colourful patch outside it
         nearer the centre than it is (where a more central kingdom would be). Only on the photo itself: a
-        copy's search serves the photo's."""
+        copy's search serves the photo's; a rough outline's frame only once the whole photo's lattice, which
+        may frame its kingdom on the seams, has run."""
         settings, view = self.settings, self.view
         if not settings.settle_beside or view.photo is not None:
+            return False
+        if chosen.attempt in OUTLINE_ATTEMPTS and "whole" not in self.ran:
             return False
         if not all(generators.preference(chosen.verdict, settings)[:3]):
             return False
