@@ -15,7 +15,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
   sharpened     the same, on an unsharp-masked copy
-"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);
+"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle), or,
+on the photo, a sure frame beside it with nothing kingdom-like nearer the centre (``settle_beside``);
 the search stops there. The chosen frame among the accepted ones is the most central, when its squares
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
 squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
