@@ -15,7 +15,8 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
   sharpened     the same, on an unsharp-masked copy
-"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle);
+"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle), or,
+on the photo, a sure frame beside it with nothing kingdom-like nearer the centre (``settle_beside``);
 the search stops there. The chosen frame among the accepted ones is the most central, when its squares
 are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
 squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
@@ -167,8 +168,10 @@ class Search:
         kind still to come ran: an outline's frame waits for the lattices of the whole view and of its
         windows (either may frame its kingdom on the seams), a lattice's frame for the colour outlines."""
         chosen = self.chosen()
-        if chosen is None or not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
+        if chosen is None:
             return False
+        if not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
+            return self._alone_beside(chosen)
         if not chosen.verdict.unsure(self.settings):
             return True
         # an unsure frame waits for the generators of the other kind still to come: a lattice frame for the
@@ -177,6 +180,32 @@ class Search:
         if self.view.grayscale:
             others -= set(OUTLINE_ATTEMPTS)
         return others.intersection(self.steps, self.settings.attempts[self.position :]) <= self.ran
+
+    def _alone_beside(self, chosen: Candidate) -> bool:
+        """Whether a sure frame beside the photo's centre settles the search: on the kingdom's own lattice,
+        not unsure (``search.preference``), with no other kingdom seen and no colourful patch outside it
+        nearer the centre than it is (where a more central kingdom would be). Only on the photo itself: a
+        copy's search serves the photo's; a rough outline's frame only once the whole photo's lattice, which
+        may frame its kingdom on the seams, has run."""
+        settings, view = self.settings, self.view
+        if not settings.settle_beside or view.photo is not None:
+            return False
+        if chosen.attempt in OUTLINE_ATTEMPTS and "whole" not in self.ran:
+            return False
+        if not all(generators.preference(chosen.verdict, settings)[:3]):
+            return False
+        centre = np.array(image_centre(view.shape))
+        off = np.linalg.norm(np.subtract(frame_middle(chosen.homography, chosen.size), centre))
+        height, width = view.shape[:2]
+        patches = [(x * width, y * height) for x, y in ([] if view.grayscale else view.patches())]
+        to_grid = np.linalg.inv(chosen.homography)
+        low, high = -settings.settle_margin, chosen.size + settings.settle_margin
+        for point in [*chosen.others.reshape(-1, 2), *patches]:
+            col, row = apply_homography(to_grid, [point])[0]
+            inside = low <= col <= high and low <= row <= high
+            if not inside and np.linalg.norm(np.subtract(point, centre)) < off:
+                return False
+        return True
 
     def met(self, refusal: type) -> bool:
         return any(isinstance(error, refusal) for error in self.lattice_refusals)

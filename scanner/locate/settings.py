@@ -54,6 +54,10 @@ class LocatorSettings:
     zoom_min_spread: float = 8.0  # colour spread (Lab) under which a patch is plain table, never zoomed
     patch_side: int = 256  # longest side of the copy the colourful patches are looked for on
     patches: int = 3  # colourful patches looked at
+    # a sure frame beside the centre settles the search when nothing kingdom-like lies nearer the centre
+    # (docs/experiments.md, "A sure kingdom beside the centre settles the search"); False: only a central one
+    settle_beside: bool = True
+    settle_margin: float = 1.0  # ... a colourful patch within this many squares of the frame is its own
     blur_reduce: float = 0.5  # the reduced copy of a blurred photo: this share of its size
     sharpen_amount: float = 3.0  # the sharpened copy: unsharp-mask strength
     sharpen_sigma: float = 0.003  # the sharpened copy: Gaussian sigma, of the photo's longest side

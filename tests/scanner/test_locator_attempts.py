@@ -506,3 +506,35 @@ def test_only_a_sure_larger_frame_takes_an_unsure_frame_s_place(sizes: tuple[int
     assert unsure.verdict.unsure(DEFAULT_SETTINGS) and not sure.verdict.unsure(DEFAULT_SETTINGS)
     search.candidates = [unsure, sure]
     assert search.chosen() is (sure if sure_size > unsure_size else unsure)
+
+
+def _beside(image: np.ndarray, settings: LocatorSettings = DEFAULT_SETTINGS) -> Search:
+    # a sure 5×5 frame of 40 px squares in the view's top-left corner, beside its centre
+    view = View(image, "auto", False, settings)
+    search = Search(view, ("whole", "windows"))
+    homography = np.array([[40, 0, 20], [0, 40, 20], [0, 0, 1]], float)
+    verdict = _Doubted(0.2, seam_support=0.9)
+    search.candidates = [Candidate(homography, 5, np.zeros((0, 2)), verdict, "whole", view, np.eye(3))]
+    return search
+
+
+def test_a_sure_kingdom_beside_the_centre_settles_the_search_when_nothing_lies_nearer_it() -> None:
+    # docs/experiments.md, "A sure kingdom beside the centre settles the search"
+    table = np.full((600, 800, 3), 90, np.uint8)
+    assert _beside(table).settled()
+    assert not _beside(table, dataclasses.replace(DEFAULT_SETTINGS, settle_beside=False)).settled()
+    other = _beside(table)  # another kingdom seen nearer the centre: the search goes on for it
+    other.candidates[0].others = np.array([[380.0, 280.0]])
+    assert not other.settled()
+    tiles = np.random.default_rng(0).integers(0, 256, (8, 8, 3), dtype=np.uint8)
+    patched = table.copy()  # colourful tiles at the centre: a more central kingdom may lie there
+    patched[220:380, 320:480] = cv2.resize(tiles, (160, 160), interpolation=cv2.INTER_NEAREST)
+    assert not _beside(patched).settled()
+    outline = _beside(table)  # a rough outline's frame waits for the whole photo's lattice
+    outline.candidates[0].attempt = "regions"
+    assert not outline.settled()
+    outline.ran.add("whole")
+    assert outline.settled()
+    unsure = _beside(table)  # an unsure frame never settles beside the centre
+    unsure.candidates[0].verdict = _Doubted(1.5, seam_support=0.5)
+    assert not unsure.settled()
