@@ -51,6 +51,7 @@ from scanner.geometry import (
     upright_corners,
 )
 from scanner.locate import search as generators
+from scanner.locate.central import alike_squares
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
 from scanner.locate.placement import fit_outline, placed_frame, table_cells
@@ -63,7 +64,7 @@ from scanner.locate.refusals import (
     TooSmall,
     most_telling,
 )
-from scanner.locate.search import Found, View, alike_squares, levelled, snap_to_image
+from scanner.locate.search import Found, View, levelled, snap_to_image
 from scanner.locate.settings import DEFAULT_SETTINGS, LocatorSettings
 from scanner.overlay import draw_search
 

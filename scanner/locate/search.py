@@ -28,12 +28,11 @@ from scanner.geometry import (
     covers,
     frame_corners,
     frame_homography,
-    frame_middle,
-    image_centre,
     image_corners,
     square_px,
 )
 from scanner.locate.border import border_colours, colourful_patches, segments_on, unlike_pixels
+from scanner.locate.central import most_central
 from scanner.locate.gate import first_test
 from scanner.locate.judge import Verdict, judge_content, judge_geometry, needed_support, not_around_kingdom
 from scanner.locate.lattice import NO_OTHERS, find_lattice
@@ -688,6 +687,7 @@ def judged(
     for _ in range(2):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
     if tested and outline is None and (gated := first_test(gray, grid_to_work, size, min_support, settings)):
+        view._add("locate.refine", start)
         return Found(grid_to_work, size, others, gated)  # far off the seams: not worth judging in full
     cells = None  # the frame's described cells (``describe_cells``), kept while the frame is that one
     if outline is None:
@@ -708,8 +708,9 @@ def judged(
             others = others - [placement.cols, placement.rows]  # grid coordinates of the moved frame
     view._add("locate.refine", start)
     start = time.perf_counter()
-    # the seams where the frame borders its artwork: a cloth's checks or a printed grid across the kingdom
-    # have their lines on the table, none between the tiles (docs/experiments.md, "Seams between the tiles")
+    # the seams where the frame borders its artwork: a lattice of a cloth's checks or a printed grid laid
+    # across the kingdom has its lines on the table and none between the tiles (docs/experiments.md,
+    # "Seams between the tiles, not on the table")
     tiles = None
     if outline is None and not view.grayscale:
         known = None if placement is None else placement.tiles  # the frame as placed, described already
@@ -717,7 +718,8 @@ def judged(
     support = seam_support(gray, grid_to_work, size, tiles=tiles)
     is_cropped = False
     if support < min_support and outline is not None:
-        # a cropped board's outline is the photo's edge, no seam to count: only its inner lines count
+        # A cropped board's outline is the photo's edge, with no seam to refine on or to count:
+        # its frame is the photo's, and only its inner lines must sit on seams.
         inner = seam_support(gray, outline, size, lines="inner")
         if inner >= min_support:
             grid_to_work, support, is_cropped = outline, inner, True
@@ -728,53 +730,6 @@ def judged(
         judge_content(work, grid_to_work, size, view.grayscale, settings, verdict, table)
     view._add("locate.check", start)
     return Found(grid_to_work, size, others, verdict, cropped=is_cropped)
-
-
-def most_central(segs: np.ndarray, shape: tuple, grid: int | str, lattice: tuple, settings) -> tuple:
-    """Look for a second kingdom among the segments outside the first; keep the more central one.
-
-    When the first does not cover the image's centre, the second is first looked for as the first was
-    (segments weighed by their distance to the centre), pairing more directions: a complete kingdom off
-    the centre can win the first search when it lies square to the table's grain and the central one is
-    turned. Otherwise, or if that finds none, the segments outside the first all weigh alike.
-    """
-    grid_to_work, size, _ = lattice
-    mids = apply_homography(np.linalg.inv(grid_to_work), (segs[:, :2] + segs[:, 2:]) / 2)
-    outside = ~((mids > -0.6) & (mids < size + 0.6)).all(axis=1)
-    if outside.sum() < 12:
-        return lattice
-    other = None
-    if not covers(grid_to_work, size, image_centre(shape)):
-        other = find_lattice(segs[outside], shape, grid, settings.second_search_peaks, CENTRAL)
-    if other is None:
-        other = find_lattice(segs[outside], shape, grid, settings.direction_peaks, None)
-    return lattice if other is None else more_central_of(lattice, other, shape)
-
-
-def alike_squares(one: tuple, other: tuple) -> bool:
-    """Whether two frames (grid -> image homography, N, ...) have squares about as large (else one is
-    no second kingdom but, say, a lattice in the table's pattern)."""
-    ratio = square_px(frame_corners(one[0], one[1]), one[1]) / square_px(
-        frame_corners(other[0], other[1]), other[1]
-    )
-    return 0.6 < ratio < 1.6
-
-
-def off_centre(frame: tuple, shape: tuple[int, ...]) -> float:
-    """Distance (pixels) from a frame's middle to the centre of its (height, width, ...) image."""
-    return float(np.linalg.norm(np.subtract(frame_middle(frame[0], frame[1]), image_centre(shape))))
-
-
-def more_central_of(lattice: tuple, other: tuple, shape: tuple) -> tuple:
-    """Of two kingdoms found in one image (grid -> image homography, N, others), the one nearer its
-    centre, with the other's centre among its others; ``lattice`` when their squares are not alike."""
-    if not alike_squares(other, lattice):
-        return lattice
-    other_nearer = off_centre(other, shape) < off_centre(lattice, shape)
-    chosen, apart = (other, lattice) if other_nearer else (lattice, other)
-    to_chosen = np.linalg.inv(chosen[0])
-    others = [chosen[2], apply_homography(to_chosen @ apart[0], [[apart[1] / 2, apart[1] / 2], *apart[2]])]
-    return chosen[0], chosen[1], np.concatenate(others)
 
 
 def photo_frame(grid_to_work: np.ndarray, size: int, shape: tuple) -> np.ndarray | None:
