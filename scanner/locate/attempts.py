@@ -165,9 +165,10 @@ class Search:
         return chosen
 
     def settled(self) -> bool:
-        """The chosen frame covers the photo's centre; an unsure one only once the generators of the other
-        kind still to come ran: an outline's frame waits for the lattices of the whole view and of its
-        windows (either may frame its kingdom on the seams), a lattice's frame for the colour outlines."""
+        """The chosen frame covers the photo's centre, or is a sure one beside it with nothing kingdom-like
+        nearer the centre (``_alone_beside``); an unsure one only once the generators of the other kind still
+        to come ran: an outline's frame waits for the lattices of the whole view and of its windows (either
+        may frame its kingdom on the seams), a lattice's frame for the colour outlines."""
         chosen = self.chosen()
         if chosen is None:
             return False
@@ -185,11 +186,12 @@ class Search:
     def _alone_beside(self, chosen: Candidate) -> bool:
         """Whether a sure frame beside the photo's centre settles the search: on the kingdom's own lattice,
         not unsure (``search.preference``), with no other kingdom seen and no colourful patch outside it
-        nearer the centre than it is (where a more central kingdom would be). Only on the photo itself: a
+        nearer the centre than it is (where a more central kingdom would be). Only on a colour photo (a grey
+        one has no patches to tell) and only on the photo itself: a
         copy's search serves the photo's; a rough outline's frame only once the whole photo's lattice, which
         may frame its kingdom on the seams, has run."""
         settings, view = self.settings, self.view
-        if not settings.settle_beside or view.photo is not None:
+        if not settings.settle_beside or view.photo is not None or view.grayscale:
             return False
         if chosen.attempt in OUTLINE_ATTEMPTS and "whole" not in self.ran:
             return False

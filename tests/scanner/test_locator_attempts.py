@@ -508,9 +508,9 @@ def test_only_a_sure_larger_frame_takes_an_unsure_frame_s_place(sizes: tuple[int
     assert search.chosen() is (sure if sure_size > unsure_size else unsure)
 
 
-def _beside(image: np.ndarray, settings: LocatorSettings = DEFAULT_SETTINGS) -> Search:
+def _beside(image: np.ndarray, settings: LocatorSettings = DEFAULT_SETTINGS, grey: bool = False) -> Search:
     # a sure 5×5 frame of 40 px squares in the view's top-left corner, beside its centre
-    view = View(image, "auto", False, settings)
+    view = View(image, "auto", grey, settings)
     search = Search(view, ("whole", "windows"))
     homography = np.array([[40, 0, 20], [0, 40, 20], [0, 0, 1]], float)
     verdict = _Doubted(0.2, seam_support=0.9)
@@ -538,3 +538,5 @@ def test_a_sure_kingdom_beside_the_centre_settles_the_search_when_nothing_lies_n
     unsure = _beside(table)  # an unsure frame never settles beside the centre
     unsure.candidates[0].verdict = _Doubted(1.5, seam_support=0.5)
     assert not unsure.settled()
+    # a black-and-white photo shows no colourful patch where a more central kingdom would be: never settled
+    assert not _beside(table, grey=True).settled()
