@@ -119,7 +119,7 @@ def resolved_rule(data: dict, threshold: float, solved: list | None = None) -> n
     for key in data:
         if not key.startswith("reason_") or key in REJUDGED or key == "reason_review_deblurred":
             continue
-        if not key.startswith("reason_review_") or not replayable:
+        if not key.startswith("reason_review") or not replayable:  # older collections: one "reason_review"
             flags |= data[key].astype(bool)
     for rows, kingdom in solved_photos(data) if solved is None else solved:
         decoded = with_margins(kingdom, threshold)
