@@ -187,9 +187,9 @@ class Search:
         """Whether a sure frame beside the photo's centre settles the search: on the kingdom's own lattice,
         not unsure (``search.preference``), with no other kingdom seen and no colourful patch outside it
         nearer the centre than it is (where a more central kingdom would be). Only on a colour photo (a grey
-        one has no patches to tell) and only on the photo itself: a
-        copy's search serves the photo's; a rough outline's frame only once the whole photo's lattice, which
-        may frame its kingdom on the seams, has run."""
+        one has no patches to tell) and only on the photo itself: a copy's search serves the photo's; a rough
+        outline's frame only once the whole photo's lattice, which may frame its kingdom on the seams, has
+        run."""
         settings, view = self.settings, self.view
         if not settings.settle_beside or view.photo is not None or view.grayscale:
             return False
@@ -200,7 +200,7 @@ class Search:
         centre = np.array(image_centre(view.shape))
         off = np.linalg.norm(np.subtract(frame_middle(chosen.homography, chosen.size), centre))
         height, width = view.shape[:2]
-        patches = [(x * width, y * height) for x, y in ([] if view.grayscale else view.patches())]
+        patches = [(x * width, y * height) for x, y in view.patches()]
         to_grid = np.linalg.inv(chosen.homography)
         low, high = -settings.settle_margin, chosen.size + settings.settle_margin
         for point in [*chosen.others.reshape(-1, 2), *patches]:
