@@ -203,7 +203,14 @@ class Search:
         patches = [(x * width, y * height) for x, y in view.patches()]
         to_grid = np.linalg.inv(chosen.homography)
         low, high = -settings.settle_margin, chosen.size + settings.settle_margin
-        for point in [*chosen.others.reshape(-1, 2), *patches]:
+        # a refused frame of squares alike the chosen one's, of another kingdom, is a kingdom the judge did
+        # not take there: the windows and the zoomed window may frame it
+        refused = [
+            frame_middle(c.homography, c.size)
+            for c in self.refused
+            if alike_squares(_frame(c), _frame(chosen)) and not _same_kingdom(c, chosen)
+        ]
+        for point in [*chosen.others.reshape(-1, 2), *patches, *refused]:
             col, row = apply_homography(to_grid, [point])[0]
             inside = low <= col <= high and low <= row <= high
             if not inside and np.linalg.norm(np.subtract(point, centre)) < off:

@@ -538,5 +538,16 @@ def test_a_sure_kingdom_beside_the_centre_settles_the_search_when_nothing_lies_n
     unsure = _beside(table)  # an unsure frame never settles beside the centre
     unsure.candidates[0].verdict = _Doubted(1.5, seam_support=0.5)
     assert not unsure.settled()
+    refused = _beside(
+        table
+    )  # a refused frame of alike squares at the centre: a kingdom the judge did not take
+    view = refused.candidates[0].origin
+    central = np.array([[40, 0, 300], [0, 40, 200], [0, 0, 1]], float)
+    doubted = _Doubted(1.5, seam_support=0.2)
+    refused.refused = [Candidate(central, 5, np.zeros((0, 2)), doubted, "windows", view, np.eye(3))]
+    assert not refused.settled()
+    # squares of 16 px about the same middle (a lattice of the table's fine pattern): no kingdom's
+    refused.refused[0].homography = np.array([[16, 0, 360], [0, 16, 260], [0, 0, 1]], float)
+    assert refused.settled()
     # a black-and-white photo shows no colourful patch where a more central kingdom would be: never settled
     assert not _beside(table, grey=True).settled()
