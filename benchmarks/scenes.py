@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from kingdomino.board import EMPTY_SQUARE, Kingdom, Square, Terrain
+from kingdomino.dominoes import DOMINOES
 from scanner.geometry import upright_rotation
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
@@ -138,8 +139,6 @@ def box_kingdom(rng: np.random.Generator, names: list[str], size: int) -> tuple[
     """A size×size kingdom laid from distinct dominoes of the box around the castle in the middle, as a
     player lays a Mighty Duel kingdom; each half shows a square of that kind cut from the boards ``names``
     (dominoes with a half none of them shows are left in the box)."""
-    from kingdomino.dominoes import DOMINOES
-
     pool: dict[Square, list[np.ndarray]] = {}
     castles = []
     for name in names:

@@ -355,11 +355,9 @@ def standing_evidence(
     shares of pixels near the whole silhouette's median colour and of the share of those squares' rest
     away from it; the share on the square alone where the silhouette does not leave it (a camera
     straight above, or walls leaning out of the frame)."""
-    import cv2
 
     n = lean.shape[0]
-    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = _small_lab(rectified, n, px).astype(np.float32)
     lab[..., 0] *= STANDING_LIGHTNESS
     evidence = {}
     for cell in cells:
@@ -409,7 +407,7 @@ def castle_leaning(
     standing = standing_evidence(rectified, lean, candidates) if candidates else None
     leaning = lean_castle(probabilities, cover, CASTLE_LABEL, standing, reach)
     if painted > 0:
-        cells = [(int(r), int(c)) for r, c in np.ndindex(lean.shape[:2])]
+        cells = list(np.ndindex(lean.shape[:2]))
         leaning = painted_castles(leaning, cover, standing_castles(rectified, lean, cells), painted)
     return cover, leaning
 
@@ -449,11 +447,9 @@ def standing_pieces(
     2) from ``leans`` at PIECE_HEIGHT): a silhouette of one colour about the square's middle, on the
     square and where it leans over the squares behind, unlike all the rest of those squares, in a colour
     a piece is painted in."""
-    import cv2
 
     n = lean.shape[0]
-    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    lab = _small_lab(rectified, n, px)
     pieces = {}
     for cell in cells:
         found = _piece_view(lab, np.clip(lean[cell], -0.9, 0.9), cell, n, px)
@@ -461,9 +457,7 @@ def standing_pieces(
             continue
         on, beyond, rest = found.shares
         coherent = min(share for share in (on, beyond) if share is not None)
-        hue = _hue(found.colour)
-        unpainted = PIECE_UNPAINTED_HUES[0] <= hue <= PIECE_UNPAINTED_HUES[1]
-        if coherent < PIECE_SURE or rest is None or rest < PIECE_APART or unpainted:
+        if coherent < PIECE_SURE or rest is None or rest < PIECE_APART or not _painted(found.colour):
             continue
         rows, cols = np.nonzero(found.on_square)
         if not len(rows):
@@ -510,11 +504,9 @@ def standing_castles(
     (CASTLE_INSET, about the square's middle) and CASTLE_APART, whose silhouette leaves its square: one
     colour on the square and beyond it, unlike the rest of the squares it leans over, in a colour a piece
     is painted in. A camera straight above shows no lean to tell a castle's walls from a square's print."""
-    import cv2
 
     n = lean.shape[0]
-    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    lab = _small_lab(rectified, n, px)
     found = []
     # a castle whose lean stays within its footprint's inset shows nothing beyond its square
     for cell in [cell for cell in cells if np.abs(lean[cell]).max() > CASTLE_INSET]:
@@ -522,11 +514,24 @@ def standing_castles(
         if seen is None or any(share is None for share in seen.shares):
             continue
         on, beyond, rest = seen.shares
-        hue = _hue(seen.colour)
-        unpainted = PIECE_UNPAINTED_HUES[0] <= hue <= PIECE_UNPAINTED_HUES[1]
-        if min(on, beyond) >= PIECE_SURE and rest >= CASTLE_APART and not unpainted:
+        if min(on, beyond) >= PIECE_SURE and rest >= CASTLE_APART and _painted(seen.colour):
             found.append(cell)
     return found
+
+
+def _small_lab(rectified: np.ndarray, n: int, px: int) -> np.ndarray:
+    """The rectified N×N frame at ``px`` pixels per square in uint8 Lab: silhouettes are looked at on it."""
+    import cv2
+
+    small = cv2.resize(rectified, (n * px, n * px), interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+
+
+def _painted(colour: np.ndarray) -> bool:
+    """Whether a silhouette's median colour (weighed Lab) is one a player's piece is painted in: not in the
+    band of PIECE_UNPAINTED_HUES."""
+    hue = _hue(colour)
+    return not PIECE_UNPAINTED_HUES[0] <= hue <= PIECE_UNPAINTED_HUES[1]
 
 
 @dataclass(frozen=True)
