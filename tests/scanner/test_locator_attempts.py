@@ -141,13 +141,17 @@ def test_a_lattice_of_the_cloth_across_the_kingdom_does_not_take_the_outline_s_p
     # by default (the judge chooses among the frames of the outline) and settles the search at once: asked
     # for more seams before a frame is sure, it waits for the whole photo's lattice, which must not win
     # (since the joint fit leaves the cloth's checks beside a side out, that lattice is refused outright:
-    # docs/experiments.md, "Seams only where they border artwork")
+    # docs/experiments.md, "Seams only where they border artwork"). Unsure but on the kingdom's own lattice
+    # and seams, it settles at once ("An unsure frame on the kingdom's own lattice settles the search"); made
+    # to wait (``settle_unsure_own`` off), the whole photo's lattice must still not win
     from benchmarks.outside import hard as outside
 
     jpeg, truth = outside.generate(200086)
     photo = load_photo(jpeg, max_side=DECODE_MAX_SIDE)
     assert locate_kingdom(photo.image).found_by == "regions"
-    located = locate_kingdom(photo.image, settings=dataclasses.replace(DEFAULT_SETTINGS, unsure_margin=0.3))
+    doubting = dataclasses.replace(DEFAULT_SETTINGS, unsure_margin=0.3)
+    assert locate_kingdom(photo.image, settings=doubting).path == ["fast=none", "regions=accepted"]
+    located = locate_kingdom(photo.image, settings=dataclasses.replace(doubting, settle_unsure_own=False))
     assert any(step.startswith("whole=") for step in located.path), located.path
     assert located.found_by == "regions", located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
