@@ -23,7 +23,9 @@ squares on its copy) counts only once the whole search has had its say, confirme
 outline's frame is rough: one that barely passed the judge settles nothing before the lattices of the
 whole photo and of its windows have run, and a lattice frame of the same kingdom that the judge scores at
 least as high takes its place. An unsure lattice frame likewise settles nothing before the colour outlines
-have run, and a frame of the same kingdom the judge prefers (``search.preference``) takes its place.
+have run, and a frame of the same kingdom the judge prefers (``search.preference``) takes its place. Only
+an unsure frame on the table's lattice, below its seams or with no placement waits so: one on the
+kingdom's own lattice and its own seams settles as a sure one does (``settle_unsure_own``).
 """
 
 from __future__ import annotations
@@ -166,15 +168,16 @@ class Search:
 
     def settled(self) -> bool:
         """The chosen frame covers the photo's centre, or is a sure one beside it with nothing kingdom-like
-        nearer the centre (``_alone_beside``); an unsure one only once the generators of the other kind still
-        to come ran: an outline's frame waits for the lattices of the whole view and of its windows (either
-        may frame its kingdom on the seams), a lattice's frame for the colour outlines."""
+        nearer the centre (``_alone_beside``); an unsure one (but on the kingdom's own lattice and seams:
+        ``_own_lattice_and_seams``) only once the generators of the other kind still to come ran: an outline's
+        frame waits for the lattices of the whole view and of its windows (either may frame its kingdom on the
+        seams), a lattice's frame for the colour outlines."""
         chosen = self.chosen()
         if chosen is None:
             return False
         if not covers(chosen.homography, chosen.size, image_centre(self.view.shape)):
             return self._alone_beside(chosen)
-        if not chosen.verdict.unsure(self.settings):
+        if not chosen.verdict.unsure(self.settings) or _own_lattice_and_seams(chosen, self.settings):
             return True
         # an unsure frame waits for the generators of the other kind still to come: a lattice frame for the
         # colour outlines, an outline's frame for the lattices of the whole view and of its windows
@@ -185,8 +188,9 @@ class Search:
 
     def _alone_beside(self, chosen: Candidate) -> bool:
         """Whether a sure frame beside the photo's centre settles the search: on the kingdom's own lattice,
-        not unsure (``search.preference``), with no other kingdom seen and no colourful patch outside it
-        nearer the centre than it is (where a more central kingdom would be). Only on a colour photo (a grey
+        not unsure (``search.preference``; or unsure, on its own seams: ``_own_lattice_and_seams``), with no
+        other kingdom seen and no colourful patch outside it nearer the centre than it is (where a more
+        central kingdom would be). Only on a colour photo (a grey
         one has no patches to tell) and only on the photo itself: a copy's search serves the photo's; a rough
         outline's frame only once the whole photo's lattice, which may frame its kingdom on the seams, has
         run."""
@@ -195,7 +199,8 @@ class Search:
             return False
         if chosen.attempt in OUTLINE_ATTEMPTS and "whole" not in self.ran:
             return False
-        if not all(generators.preference(chosen.verdict, settings)[:3]):
+        sure = all(generators.preference(chosen.verdict, settings)[:3])
+        if not sure and not _own_lattice_and_seams(chosen, settings):
             return False
         centre = np.array(image_centre(view.shape))
         off = np.linalg.norm(np.subtract(frame_middle(chosen.homography, chosen.size), centre))
@@ -711,6 +716,18 @@ def _refits(candidate: Candidate, chosen: Candidate, settings: LocatorSettings) 
         >= generators.preference(chosen.verdict, settings)
         and _same_kingdom(candidate, chosen)
     )
+
+
+def _own_lattice_and_seams(candidate: Candidate, settings: LocatorSettings) -> bool:
+    """Whether an unsure frame settles the search as a sure one does (``settle_unsure_own``): the placement
+    found it on the kingdom's own lattice (no tiles just outside it, no squares like the table around it:
+    ``search.preference``'s second) and its seams carry it without the placement's credit (its fourth). Its
+    doubts are then of degree, and the generators of the other kind only frame the same kingdom anew; one on
+    the table's lattice, below its seams, or with no placement to tell (a lattice filling the photo) waits
+    for them (docs/experiments.md, "An unsure frame on the kingdom's own lattice settles the search")."""
+    accepted, own, _, on_seams = generators.preference(candidate.verdict, settings)[:4]
+    placed = candidate.verdict.placement is not None
+    return settings.settle_unsure_own and placed and accepted and own and on_seams
 
 
 def _with_others(candidate: Candidate, points: np.ndarray) -> Candidate:

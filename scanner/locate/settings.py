@@ -58,6 +58,10 @@ class LocatorSettings:
     # (docs/experiments.md, "A sure kingdom beside the centre settles the search"); False: only a central one
     settle_beside: bool = True
     settle_margin: float = 1.0  # ... a colourful patch within this many squares of the frame is its own
+    # an unsure frame on the kingdom's own lattice and its own seams settles the search as a sure one does:
+    # the other generators only frame it anew (docs/experiments.md, "An unsure frame on the kingdom's own
+    # lattice settles the search"); False: it waits for the generators of the other kind
+    settle_unsure_own: bool = True
     blur_reduce: float = 0.5  # the reduced copy of a blurred photo: this share of its size
     sharpen_amount: float = 3.0  # the sharpened copy: unsharp-mask strength
     sharpen_sigma: float = 0.003  # the sharpened copy: Gaussian sigma, of the photo's longest side

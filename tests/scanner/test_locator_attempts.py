@@ -25,6 +25,7 @@ from scanner.locate import (
     locate_kingdom,
 )
 from scanner.locate.attempts import Candidate, Search
+from scanner.locate.placement import Placement
 from scanner.locate.search import View
 from scanner.recognizer import FRAME_UNSURE_NOTE, KingdomScanner
 from tests.support.scan_fakes import ColourClassifier
@@ -140,13 +141,17 @@ def test_a_lattice_of_the_cloth_across_the_kingdom_does_not_take_the_outline_s_p
     # by default (the judge chooses among the frames of the outline) and settles the search at once: asked
     # for more seams before a frame is sure, it waits for the whole photo's lattice, which must not win
     # (since the joint fit leaves the cloth's checks beside a side out, that lattice is refused outright:
-    # docs/experiments.md, "Seams only where they border artwork")
+    # docs/experiments.md, "Seams only where they border artwork"). Unsure but on the kingdom's own lattice
+    # and seams, it settles at once ("An unsure frame on the kingdom's own lattice settles the search"); made
+    # to wait (``settle_unsure_own`` off), the whole photo's lattice must still not win
     from benchmarks.outside import hard as outside
 
     jpeg, truth = outside.generate(200086)
     photo = load_photo(jpeg, max_side=DECODE_MAX_SIDE)
     assert locate_kingdom(photo.image).found_by == "regions"
-    located = locate_kingdom(photo.image, settings=dataclasses.replace(DEFAULT_SETTINGS, unsure_margin=0.3))
+    doubting = dataclasses.replace(DEFAULT_SETTINGS, unsure_margin=0.3)
+    assert locate_kingdom(photo.image, settings=doubting).path == ["fast=none", "regions=accepted"]
+    located = locate_kingdom(photo.image, settings=dataclasses.replace(doubting, settle_unsure_own=False))
     assert any(step.startswith("whole=") for step in located.path), located.path
     assert located.found_by == "regions", located.path
     corners, true_corners = photo.to_original(located.corners), np.asarray(truth["corners"], float)
@@ -551,3 +556,41 @@ def test_a_sure_kingdom_beside_the_centre_settles_the_search_when_nothing_lies_n
     assert refused.settled()
     # a black-and-white photo shows no colourful patch where a more central kingdom would be: never settled
     assert not _beside(table, grey=True).settled()
+
+
+def _placed(table_share: float = 0.0, artwork_outside: int = 0) -> Placement:
+    # the placement of a 5×5 frame on its own lattice (table_share 0, nothing outside) or on the table's
+    return Placement(0, 0, 5, 20.0, table_share, 15.0, artwork_outside)
+
+
+def test_an_unsure_frame_on_the_kingdom_s_own_lattice_and_seams_settles_the_search() -> None:
+    # docs/experiments.md, "An unsure frame on the kingdom's own lattice settles the search": an unsure
+    # central lattice frame waits for the colour outlines only when on the table's lattice, below its
+    # seams, or with no placement to tell
+    view = View(np.full((600, 800, 3), 90, np.uint8), "auto", False, DEFAULT_SETTINGS)
+
+    def search(verdict: Verdict, settings: LocatorSettings = DEFAULT_SETTINGS) -> Search:
+        found = Search(View(view.image, "auto", False, settings), ("fast", "regions", "whole"))
+        candidate = _candidate(found.view, 5, doubt=1.5)
+        candidate.verdict = verdict
+        found.candidates = [candidate]
+        return found
+
+    def unsure(placement: Placement | None, seam_support: float = 0.5) -> Verdict:
+        verdict = _Doubted(1.5, seam_support)
+        verdict.placement = placement
+        assert verdict.unsure(DEFAULT_SETTINGS)
+        return verdict
+
+    assert search(unsure(_placed())).settled()
+    off = dataclasses.replace(DEFAULT_SETTINGS, settle_unsure_own=False)
+    assert not search(unsure(_placed()), off).settled()
+    assert not search(unsure(_placed(table_share=1.0))).settled()  # the table's lattice: squares like it
+    assert not search(unsure(_placed(artwork_outside=9))).settled()  # tiles just outside every window
+    assert not search(unsure(None)).settled()  # no placement: a lattice filling the photo
+    assert not search(unsure(_placed(), seam_support=0.1)).settled()  # below its seams
+    beside = _beside(np.full((600, 800, 3), 90, np.uint8))  # beside the centre, nothing nearer it
+    beside.candidates[0].verdict = unsure(_placed())
+    assert beside.settled()
+    beside.candidates[0].verdict = unsure(_placed(table_share=1.0))
+    assert not beside.settled()
