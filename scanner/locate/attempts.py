@@ -15,17 +15,17 @@ Attempts, in order (``LocatorSettings.attempts``); each runs only when the rule 
   zoomed        not settled: windows around the colourful patches (or the centre) enlarged
   reduced       nothing accepted, no table pattern met: a reduced copy (blur shrinks with it)
   sharpened     the same, on an unsharp-masked copy
-"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle), or,
-on the photo, a sure frame beside it with nothing kingdom-like nearer the centre (``settle_beside``);
-the search stops there. The chosen frame among the accepted ones is the most central, when its squares
-are alike the first one's and it is not the same kingdom framed anew. An unsure fast frame (small
-squares on its copy) counts only once the whole search has had its say, confirmed on the photo. An
-outline's frame is rough: one that barely passed the judge settles nothing before the lattices of the
-whole photo and of its windows have run, and a lattice frame of the same kingdom that the judge scores at
-least as high takes its place. An unsure lattice frame likewise settles nothing before the colour outlines
-have run, and a frame of the same kingdom the judge prefers (``search.preference``) takes its place. Only
-an unsure frame on the table's lattice, below its seams or with no placement waits so: one on the
-kingdom's own lattice and its own seams settles as a sure one does (``settle_unsure_own``).
+"Settled": the chosen frame covers the photo's centre (a player frames their kingdom in the middle), or, on
+the photo, a sure frame beside it (or an unsure one on its own lattice and seams) with nothing kingdom-like
+nearer the centre (``settle_beside``); the search stops there. The chosen frame among the accepted ones is
+the most central, when its squares are alike the first one's and it is not the same kingdom framed anew. An
+unsure fast frame (small squares on its copy) counts only once the whole search has had its say, confirmed
+on the photo. An outline's frame is rough: one that barely passed the judge settles nothing before the
+lattices of the whole photo and of its windows have run, and a lattice frame of the same kingdom that the
+judge scores at least as high takes its place. An unsure lattice frame likewise settles nothing before the
+colour outlines have run, and a frame of the same kingdom the judge prefers (``search.preference``) takes
+its place. Only an unsure frame on the table's lattice, below its seams or with no placement waits so: one
+on the kingdom's own lattice and its own seams settles as a sure one does (``settle_unsure_own``).
 """
 
 from __future__ import annotations
@@ -167,10 +167,11 @@ class Search:
         return chosen
 
     def settled(self) -> bool:
-        """The chosen frame covers the photo's centre, or is a sure one beside it with nothing kingdom-like
-        nearer the centre (``_alone_beside``); an unsure one (but on the kingdom's own lattice and seams:
-        ``_own_lattice_and_seams``) only once the generators of the other kind still to come ran: an outline's
-        frame waits for the lattices of the whole view and of its windows (either may frame its kingdom on the
+        """The chosen frame covers the photo's centre, or is a sure one beside it (or unsure, on its own
+        lattice and seams) with nothing kingdom-like nearer the centre (``_alone_beside``). An unsure central
+        frame on the kingdom's own lattice and seams settles as a sure one (``_own_lattice_and_seams``); any
+        other unsure one only once the generators of the other kind still to come ran: an outline's frame
+        waits for the lattices of the whole view and of its windows (either may frame its kingdom on the
         seams), a lattice's frame for the colour outlines."""
         chosen = self.chosen()
         if chosen is None:
@@ -187,13 +188,12 @@ class Search:
         return others.intersection(self.steps, self.settings.attempts[self.position :]) <= self.ran
 
     def _alone_beside(self, chosen: Candidate) -> bool:
-        """Whether a sure frame beside the photo's centre settles the search: on the kingdom's own lattice,
-        not unsure (``search.preference``; or unsure, on its own seams: ``_own_lattice_and_seams``), with no
-        other kingdom seen and no colourful patch outside it nearer the centre than it is (where a more
-        central kingdom would be). Only on a colour photo (a grey
-        one has no patches to tell) and only on the photo itself: a copy's search serves the photo's; a rough
-        outline's frame only once the whole photo's lattice, which may frame its kingdom on the seams, has
-        run."""
+        """Whether a frame beside the photo's centre settles the search: on the kingdom's own lattice, not
+        unsure (``search.preference``; or unsure, on its own seams: ``_own_lattice_and_seams``), with no other
+        kingdom seen and no colourful patch outside it nearer the centre than it is (where a more central
+        kingdom would be). Only on a colour photo (a grey one has no patches to tell) and only on the photo
+        itself: a copy's search serves the photo's; a rough outline's frame only once the whole photo's
+        lattice, which may frame its kingdom on the seams, has run."""
         settings, view = self.settings, self.view
         if not settings.settle_beside or view.photo is not None or view.grayscale:
             return False
