@@ -7,7 +7,8 @@ candidates are refused, nearly all for seams their frame does not sit on. Their 
 the refinement already says much of it: a frame the judge accepts sits on at least ``min_support`` less the
 placement's credit (``placement_seam_credit``) of its sides once judged. The joint fit and the placement
 may move a frame by up to a square, onto seams it missed, so only a frame whose refined support is well
-below that (a share, ``gate_share``, of it) is refused there, with what was measured. The test is put to
+below that (a share, ``gate_share``, of it) is refused there, with what was measured; after the first of
+the two refinements (``gate_refinements``), which separates as well and spares the second. The test is put to
 the lattices drawn in a colour region's outline (``search._in_outline``), proposed on the colours' contrast
 with no seam asked: many of them are refused there. A lattice fitted to segments sits on them
 by construction and is seldom refused for it (the test would cost it more than it saves); a central one's

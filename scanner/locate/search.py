@@ -684,11 +684,14 @@ def judged(
     settings = view.settings
     start = time.perf_counter()
     outline = photo_frame(grid_to_work, size, gray.shape)
-    for _ in range(2):
+    for refined in range(1, 3):
         grid_to_work = refine(gray, grid_to_work, size, settings.refine_cell_px)
-    if tested and outline is None and (gated := first_test(gray, grid_to_work, size, min_support, settings)):
-        view._add("locate.refine", start)
-        return Found(grid_to_work, size, others, gated)  # far off the seams: not worth judging in full
+        # far off the seams: not worth refining again or judging in full (docs/experiments.md, "The first
+        # test after one refinement")
+        tested_now = tested and outline is None and refined == min(settings.gate_refinements, 2)
+        if tested_now and (gated := first_test(gray, grid_to_work, size, min_support, settings)):
+            view._add("locate.refine", start)
+            return Found(grid_to_work, size, others, gated)
     cells = None  # the frame's described cells (``describe_cells``), kept while the frame is that one
     if outline is None:
         # then all sides at once, none from the table's pattern beside them (a mat's lines in a hole or

@@ -61,3 +61,24 @@ def test_no_share_judges_every_frame_in_full() -> None:
     settings = replace(DEFAULT_SETTINGS, gate_share=0.0)
     beside = frame @ np.array([[1, 0, 0.25], [0, 1, 0.25], [0, 0, 1.0]])
     assert first_test(gray, beside, n, settings.min_seam_support, settings) is None
+
+
+def test_an_outline_lattice_off_the_seams_is_refused_after_one_refinement(monkeypatch) -> None:
+    # gate_refinements: the test comes after the first of the two refinements, the second spared
+    import cv2
+
+    from scanner.locate import search
+
+    n = 5
+    gray, frame = _kingdom(n)
+    table = np.full_like(gray, 150)  # the same frame on the plain table: no seam at all
+    calls = []
+    refine = search.refine
+    monkeypatch.setattr(search, "refine", lambda *args, **kw: calls.append(1) or refine(*args, **kw))
+    for refinements in (1, 2):
+        settings = replace(DEFAULT_SETTINGS, gate_refinements=refinements)
+        view = search.View(cv2.cvtColor(table, cv2.COLOR_GRAY2BGR), "auto", False, settings)
+        calls.clear()
+        found = search.judged(view.colour, table, frame, n, np.zeros((0, 2)), view, 1.0, 0.5, True)
+        assert not found.verdict.accepted and isinstance(found.verdict.refusal, NoGridFound)
+        assert len(calls) == refinements
