@@ -136,7 +136,7 @@ class LocatorSettings:
     doubt_comfort: float = 0.2  # the most one piece of evidence clear of its band takes off the doubt
     placement_seam_credit: float = 0.2  # seam support a frame of artwork squares only (placement) may lack
     gate_share: float = 0.6  # outline lattices below this share of least seam support: not judged in full
-    gate_refinements: int = 1  # seam refinements of an outline lattice before gate_share's test (of two)
+    gate_refinements: int = 1  # refinements of an outline lattice before gate_share's test (1, 2; 0: none)
 
     # --- the placement on the lattice: artwork inside the frame, the table around it (placement.py)
     ring_distance: float = 10.0  # cells this near (Lab, lightness half, and lightness spread) look alike

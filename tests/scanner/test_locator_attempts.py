@@ -540,7 +540,7 @@ def test_a_sure_kingdom_beside_the_centre_settles_the_search_when_nothing_lies_n
     assert not outline.settled()
     outline.ran.add("whole")
     assert outline.settled()
-    unsure = _beside(table)  # an unsure frame never settles beside the centre
+    unsure = _beside(table)  # unsure, no placement to tell whose lattice: never settles beside the centre
     unsure.candidates[0].verdict = _Doubted(1.5, seam_support=0.5)
     assert not unsure.settled()
     refused = _beside(
