@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -86,18 +87,23 @@ def _board_squares(name: str) -> tuple[np.ndarray, Kingdom]:
     return squares, kingdom
 
 
+def _laid_squares(names) -> Iterator[tuple[np.ndarray, Square]]:
+    """(image, square) of every square laid on the boards ``names`` (castles included, empty ones not), in
+    board order, then reading order."""
+    for name in names:
+        board_squares, board = _board_squares(str(name))
+        for (r, c), square in board.cells():
+            if square.terrain != Terrain.EMPTY:
+                yield board_squares[r, c], square
+
+
 def _mixed_kingdom(rng: np.random.Generator, names: list[str], size: int) -> tuple[np.ndarray, Kingdom]:
     """A size×size kingdom of squares drawn from several boards, castle in the middle: not laid from box
     dominoes (the basic scenes' Mighty Duel kingdoms, which the locator's tests pin; the hard bench lays
     its kingdoms from the box, ``box_kingdom``)."""
     pool, castles = [], []
-    for name in rng.permutation(names)[:4]:
-        board_squares, board = _board_squares(str(name))
-        for (r, c), square in board.cells():
-            if square.terrain == Terrain.CASTLE:
-                castles.append((board_squares[r, c], square))
-            elif square.terrain != Terrain.EMPTY:
-                pool.append((board_squares[r, c], square))
+    for image, square in _laid_squares(rng.permutation(names)[:4]):
+        (castles if square.terrain == Terrain.CASTLE else pool).append((image, square))
     chosen = [pool[i] for i in rng.permutation(len(pool))[: size * size - 1]]
     middle = (size * size) // 2
     chosen.insert(middle, castles[0])
@@ -141,13 +147,11 @@ def box_kingdom(rng: np.random.Generator, names: list[str], size: int) -> tuple[
     (dominoes with a half none of them shows are left in the box)."""
     pool: dict[Square, list[np.ndarray]] = {}
     castles = []
-    for name in names:
-        board_squares, board = _board_squares(str(name))
-        for (r, c), square in board.cells():
-            if square.terrain == Terrain.CASTLE:
-                castles.append(board_squares[r, c])
-            elif square.terrain != Terrain.EMPTY:
-                pool.setdefault(square, []).append(board_squares[r, c])
+    for image, square in _laid_squares(names):
+        if square.terrain == Terrain.CASTLE:
+            castles.append(image)
+        else:
+            pool.setdefault(square, []).append(image)
     middle = (size // 2, size // 2)
     pairs = domino_tiling(rng, size, middle)
     dominoes = [DOMINOES[i] for i in rng.permutation(len(DOMINOES))]
