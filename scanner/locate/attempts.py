@@ -57,7 +57,7 @@ from scanner.locate.central import alike_squares
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
 from scanner.locate.placement import fit_outline, placed_frame, table_cells
-from scanner.locate.refine import fit_frame, seam_support, smear_doubts
+from scanner.locate.refine import fit_frame, onto_drifted_seams, seam_support, smear_doubts
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -668,6 +668,9 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         outline = seam_support(view.gray, homography, size, lines="outline")
         ridges, drift = smear_doubts(view.gray, homography, size, cell=settings.fine_cell_px)
         verdict = replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
+        if verdict.unsure(settings):  # a doubted frame: fitted again where its seams may be read better
+            homography, verdict = _fitted_again(search, homography, size, verdict, table)
+            corners = frame_corners(homography, size)
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
     return Located(
@@ -684,6 +687,59 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         verdict=verdict,
         gray=view.gray,
     )
+
+
+def _fitted_again(
+    search: Search, homography: np.ndarray, size: int, verdict: Verdict, table: np.ndarray | None
+) -> tuple[np.ndarray, Verdict]:
+    """A doubted frame fitted to its seams again from where they may be read better: first from the lattice
+    of seams its drift was measured against (``onto_drifted_seams``: a frame stretched or moved off one
+    family's seams, when its drift is a doubt), when that puts more of its sides on a seam; then, on a photo
+    showing a straight smear, on the photo with the smear undone (``wiener``: a smeared seam is a line
+    again), up to ``unsmeared_fits`` fits while each puts more of its sides on a seam there. Each new frame
+    is kept only when the photo itself doubts it no more than the frame before (``_no_more_doubted``): a
+    smear measured wrong undoes into seams that are not there."""
+    settings, view = search.settings, search.view
+    drifted = verdict.seam_drift is not None and verdict.seam_drift > settings.max_seam_drift
+    if settings.refit_drifted and drifted:
+        start = time.perf_counter()
+        moved = onto_drifted_seams(view.gray, homography, size, settings.fine_cell_px)
+        moved = fit_frame(view.gray, moved, size, settings, table)
+        if seam_support(view.gray, moved, size) > seam_support(view.gray, homography, size):
+            homography, verdict = _no_more_doubted(view, homography, verdict, moved, size)
+        view.timings["locate.refit"] = time.perf_counter() - start
+    if settings.unsmeared_fits and view.photo is None and _smear(search) is not None:
+        start = time.perf_counter()
+        smear = _smear(search)
+        sharp = view.remembered(
+            ("unsmeared",), lambda: wiener(view.gray, line_psf(smear.dx, smear.dy), settings.deblur_noise)
+        )
+        moved, support = homography, seam_support(sharp, homography, size)
+        for _ in range(settings.unsmeared_fits):
+            fitted = fit_frame(sharp, moved, size, settings, table)
+            gained = seam_support(sharp, fitted, size)
+            if gained <= support:
+                break
+            moved, support = fitted, gained
+        if moved is not homography:
+            homography, verdict = _no_more_doubted(view, homography, verdict, moved, size)
+        view.timings["locate.unsmeared"] = time.perf_counter() - start
+    return homography, verdict
+
+
+def _no_more_doubted(
+    view: View, homography: np.ndarray, verdict: Verdict, moved: np.ndarray, size: int
+) -> tuple[np.ndarray, Verdict]:
+    """The moved frame (upright) and its verdict with the last fit's doubts (outline, ridges, drift)
+    measured on the photo, when it is doubted no more than the frame before; else that frame."""
+    settings = view.settings
+    moved = frame_homography(upright_corners(frame_corners(moved, size)), size)
+    outline = seam_support(view.gray, moved, size, lines="outline")
+    ridges, drift = smear_doubts(view.gray, moved, size, cell=settings.fine_cell_px)
+    judged = replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
+    if judged.doubt(settings) <= verdict.doubt(settings):
+        return moved, judged
+    return homography, verdict
 
 
 def _refusal(search: Search) -> KingdomNotFoundError:

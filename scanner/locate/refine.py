@@ -546,8 +546,42 @@ def seam_drift(
 
 
 def _seam_drift(rect: np.ndarray, spreads: tuple[float, float], n: int, cell: int) -> float | None:
+    drifts = [drift for drift, _, _ in _drifted_lattices(rect, spreads, n, cell) if drift is not None]
+    return max(drifts, default=None)
+
+
+def onto_drifted_seams(
+    gray: np.ndarray, grid_to_work: np.ndarray, n: int, cell: int = REFINE_CELL_PX
+) -> np.ndarray:
+    """The frame moved onto the lattice of seams ``seam_drift`` finds near its lines: each family no real
+    smear spreads shifted and stretched about the frame's middle as that lattice is (a family a smear
+    spreads stays). A frame stretched or moved by more than a third of a square across one family is out
+    of the last fit's reach there; from the lattice the drift was measured against, it is within it."""
     if n < 3:
-        return None  # no inner line to stretch about the middle
+        return grid_to_work
+    rect = _rectified(gray, grid_to_work, n, cell)
+    (_, rows_stretch, rows_shift), (_, cols_stretch, cols_shift) = _drifted_lattices(
+        rect, blur_spread(rect, n, cell), n, cell
+    )
+    # line k of a family lies at k (1 + stretch) + shift - stretch n / 2 of the frame's grid
+    moved = np.array(
+        [
+            [1 + cols_stretch, 0, cols_shift - cols_stretch * n / 2],
+            [0, 1 + rows_stretch, rows_shift - rows_stretch * n / 2],
+            [0, 0, 1],
+        ]
+    )
+    return grid_to_work @ moved
+
+
+def _drifted_lattices(
+    rect: np.ndarray, spreads: tuple[float, float], n: int, cell: int
+) -> list[tuple[float | None, float, float]]:
+    """Per family (rows' lines, columns' lines): how far (squares) its inner lines lie from the lattice of
+    seams fitted near them, and that lattice's stretch about the middle and shift (squares); (None, 0, 0)
+    for a family a real smear spreads or a frame with no inner line to stretch about."""
+    if n < 3:
+        return [(None, 0.0, 0.0), (None, 0.0, 0.0)]
     lines = np.arange(1, n)
     middle = lines - n / 2  # each inner line's place from the frame's middle, in squares
     shifts = np.arange(-(cell // 2), cell // 2 + 1)  # px: also the offsets each line is read at
@@ -560,17 +594,20 @@ def _seam_drift(rect: np.ndarray, spreads: tuple[float, float], n: int, cell: in
     along = np.zeros(int(ends.max()))  # the middle of each cell along a line, weighed
     for start, end in zip(starts, ends, strict=True):
         along[start:end] = 1 / ((end - start) * n)
-    drifts = []
+    lattices = []
     for gradient, spread in zip(_family_gradients(rect), spreads, strict=True):
         if spread >= SMEAR_SPREAD * cell:
-            continue  # a real smear's wide ridges place a family too loosely: ``ridge_support`` judges it
+            # a real smear's wide ridges place a family too loosely: ``ridge_support`` judges it
+            lattices.append((None, 0.0, 0.0))
+            continue
         grad, _ = _matched(gradient, spread, cell, 0)
         profiles = (grad[:, : len(along)] @ along)[_line_bases(lines, cell)[:, None] + shifts]
         scores = np.where(beside, -np.inf, profiles[picked].sum(axis=2))  # (stretches, shifts)
         # equal scores (a family without seams) keep the frame's own lines, not the first lattice tried
         best = np.unravel_index(np.argmax(scores - np.abs(moved).max(axis=2) * 1e-9), scores.shape)
-        drifts.append(float(np.abs(moved[best]).max()) / cell)
-    return max(drifts, default=None)
+        drift = float(np.abs(moved[best]).max()) / cell
+        lattices.append((drift, float(stretches[best[0]]), float(shifts[best[1]]) / cell))
+    return lattices
 
 
 def _side_votes(

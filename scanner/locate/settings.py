@@ -72,6 +72,9 @@ class LocatorSettings:
     deblur_prominence: float = 0.25  # the log spectrum's first zero dips this far below its side lobe ...
     deblur_contrast: float = 0.15  # ... and this much deeper than across the motion (a defocus is round)
     deblur_noise: float = 0.01  # Wiener noise-to-signal ratio: how much the inverse is held back at zeros
+    # a doubted frame fitted again (docs/experiments.md, "A doubted frame fitted again where its seams show")
+    refit_drifted: bool = True  # from the lattice of seams its drift was measured against, when a doubt
+    unsmeared_fits: int = 3  # fits of a doubted frame to its seams with the smear undone (0: none)
     region_side: int = 480  # longest side of the copy colour regions are looked for on (blur shrinks there)
     region_closing: float = 0.015  # regions: seams and small gaps closed over, of the copy's longest side
     # a square's side for a kingdom about a fifth of the photo wide (larger ones' dark squares stay open)

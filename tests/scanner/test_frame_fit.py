@@ -8,7 +8,14 @@ import numpy as np
 from scanner.geometry import frame_corners, frame_homography, moved_frame
 from scanner.locate import Verdict, fit_frame
 from scanner.locate.placement import table_cells, tile_cells
-from scanner.locate.refine import SMEAR_SPREAD, blur_spread, ridge_support, seam_drift, seam_support
+from scanner.locate.refine import (
+    SMEAR_SPREAD,
+    blur_spread,
+    onto_drifted_seams,
+    ridge_support,
+    seam_drift,
+    seam_support,
+)
 from scanner.locate.settings import DEFAULT_SETTINGS
 
 SQUARE = 60  # pixels per square of the drawn kingdom, before the perspective
@@ -223,6 +230,26 @@ def test_a_frame_stretched_off_one_family_s_seams_is_unsure_however_sure_its_oth
     sure = Verdict(seam_support=0.9, min_support=0.5, outline_support=0.9, seam_drift=0.05)
     assert not sure.unsure(settings)
     assert Verdict(**{**sure.__dict__, "seam_drift": 0.4}).unsure(settings)
+
+
+def test_a_frame_moved_or_stretched_off_one_family_s_seams_is_moved_onto_the_lattice_its_drift_finds() -> (
+    None
+):
+    # beyond the last fit's reach (a third of a square) across one family, the lattice the drift is measured
+    # against lies within it: moved there and fitted, the frame is on the kingdom
+    n, settings = 5, DEFAULT_SETTINGS
+    gray, truth = _photo(_kingdom(n, jitter=2), n)
+    cell = settings.fine_cell_px
+    moved = (moved_frame(truth, 0, 0.4), moved_frame(truth, 0.45, 0))
+    stretched = _off(truth, n, [[0, 0], [0.7, 0], [0.7, 0], [0, 0]])
+    for off in (*moved, stretched):
+        assert seam_drift(gray, off, n, cell=cell) > settings.max_seam_drift
+        onto = onto_drifted_seams(gray, off, n, cell=cell)
+        assert seam_drift(gray, onto, n, cell=cell) < 0.1
+        assert _error(fit_frame(gray, onto, n), truth, n) < 0.06
+    for off in moved:  # out of the fit's reach alone
+        assert _error(fit_frame(gray, off, n), truth, n) > 0.25
+    assert onto_drifted_seams(gray, truth, 2, cell=cell) is truth  # no inner line to find a lattice by
 
 
 def test_a_family_without_seams_leaves_the_frame_where_it_is_at_any_cell_size() -> None:

@@ -237,6 +237,16 @@ def test_a_blurred_frame_stretched_off_one_family_s_seams_is_noted_unsure() -> N
 
 
 @pytest.mark.slow
+def test_a_blurred_frame_stretched_off_one_family_s_seams_is_fitted_again_onto_them() -> None:
+    # the same photo: the lattice of seams its drift is measured against puts the columns' lines within the
+    # last fit's reach, and the frame fitted from there is on the kingdom, doubted no more
+    settings = DEFAULT_SETTINGS
+    assert _outside_dev_five(200095, dataclasses.replace(settings, refit_drifted=False))[1] > 0.25
+    located, error = _outside_dev_five(200095, settings)
+    assert error < 0.25 and not located.unsure, (error, located.verdict)
+
+
+@pytest.mark.slow
 def test_the_last_fit_keeps_a_blurred_outline_s_frame_on_the_kingdom() -> None:
     # a dev photo of the independent generator (a small 5×5 under a diagonal motion blur on marble): the
     # colour outline's frame lies on the kingdom; a last fit reading the smeared seams against their own
@@ -400,6 +410,23 @@ def test_a_smeared_photo_is_searched_deconvolved_with_the_smear_measured_on_it()
     assert located.grid_size == truth_kingdom.grid_size
     error = np.linalg.norm(located.corners - truth_corners, axis=1).max() / located.square_px
     assert error < 0.25
+
+
+def test_a_doubted_frame_on_a_smeared_photo_is_fitted_again_with_the_smear_undone() -> None:
+    scene = generate_scene(3, size=(3200, 2400))
+    _, truth_corners = scene.upright()
+    kernel = np.zeros((31, 31), np.float32)
+    kernel[15, 1:31] = 1  # a camera moving 30 px ...
+    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((15, 15), -80, 1), (31, 31))  # ... nearly upright
+    photo = cv2.filter2D(scene.image, -1, kernel / kernel.sum())
+    # the colour outline's frame is doubted: its rows' smeared seams hold it a part of a square off
+    errors = []
+    for fits in (0, DEFAULT_SETTINGS.unsmeared_fits):
+        settings = LocatorSettings(attempts=("fast", "regions"), unsmeared_fits=fits)
+        located = locate_kingdom(photo, settings=settings)
+        assert located.found_by == "regions" and located.unsure, located.path
+        errors.append(np.linalg.norm(located.corners - truth_corners, axis=1).max() / located.square_px)
+    assert errors[0] > 0.25 > errors[1], errors
 
 
 def test_a_sharp_photo_is_not_deconvolved() -> None:
