@@ -49,6 +49,7 @@ from scanner.geometry import (
     frame_middle,
     frames_overlap,
     image_centre,
+    scaled_frame,
     square_px,
     upright_corners,
 )
@@ -665,9 +666,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         raise _refusal(search)
     homography = frame_homography(corners, size)
     if on_seams:  # the outline, and a smeared family's ridges, judged where the frame is returned
-        outline = seam_support(view.gray, homography, size, lines="outline")
-        ridges, drift = smear_doubts(view.gray, homography, size, cell=settings.fine_cell_px)
-        verdict = replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
+        verdict = _last_fit_doubts(view, homography, size, verdict)
         if verdict.unsure(settings):  # a doubted frame: fitted again where its seams may be read better
             homography, verdict = _fitted_again(search, homography, size, verdict, table)
             corners = frame_corners(homography, size)
@@ -694,11 +693,11 @@ def _fitted_again(
 ) -> tuple[np.ndarray, Verdict]:
     """A doubted frame fitted to its seams again from where they may be read better: first from the lattice
     of seams its drift was measured against (``onto_drifted_seams``: a frame stretched or moved off one
-    family's seams, when its drift is a doubt), when that puts more of its sides on a seam; then, on a photo
-    showing a straight smear, on the photo with the smear undone (``wiener``: a smeared seam is a line
-    again), up to ``unsmeared_fits`` fits while each puts more of its sides on a seam there. Each new frame
-    is kept only when the photo itself doubts it no more than the frame before (``_no_more_doubted``): a
-    smear measured wrong undoes into seams that are not there."""
+    family's seams, when its drift is a doubt), when that puts more of its sides on a seam; then, while still
+    doubted, on a photo showing a straight smear, on a grey copy at most ``unsmeared_side`` long with the
+    smear undone (``wiener``: a smeared seam is a line again), up to ``unsmeared_fits`` fits while each puts
+    more of its sides on a seam there. Each new frame is kept only when the photo itself doubts it no more
+    than the frame before (``_no_more_doubted``): a smear measured wrong undoes into seams not there."""
     settings, view = search.settings, search.view
     drifted = verdict.seam_drift is not None and verdict.seam_drift > settings.max_seam_drift
     if settings.refit_drifted and drifted:
@@ -708,35 +707,44 @@ def _fitted_again(
         if seam_support(view.gray, moved, size) > seam_support(view.gray, homography, size):
             homography, verdict = _no_more_doubted(view, homography, verdict, moved, size)
         view.timings["locate.refit"] = time.perf_counter() - start
-    if settings.unsmeared_fits and view.photo is None and _smear(search) is not None:
+    if settings.unsmeared_fits and verdict.unsure(settings) and _smear(search) is not None:
         start = time.perf_counter()
-        smear = _smear(search)
-        sharp = view.remembered(
-            ("unsmeared",), lambda: wiener(view.gray, line_psf(smear.dx, smear.dy), settings.deblur_noise)
-        )
-        moved, support = homography, seam_support(sharp, homography, size)
+        scale = min(1.0, settings.unsmeared_side / max(view.gray.shape))
+        gray = cv2.resize(view.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)  # a copy at 1
+        smear = _smear(search).scaled(scale)
+        sharp = wiener(gray, line_psf(smear.dx, smear.dy), settings.deblur_noise)
+        start_frame = moved = scaled_frame(homography, 1 / scale)  # on the copy
+        support = seam_support(sharp, moved, size)
         for _ in range(settings.unsmeared_fits):
             fitted = fit_frame(sharp, moved, size, settings, table)
             gained = seam_support(sharp, fitted, size)
             if gained <= support:
                 break
             moved, support = fitted, gained
-        if moved is not homography:
-            homography, verdict = _no_more_doubted(view, homography, verdict, moved, size)
+        if moved is not start_frame:
+            back = scaled_frame(moved, scale)
+            homography, verdict = _no_more_doubted(view, homography, verdict, back, size)
         view.timings["locate.unsmeared"] = time.perf_counter() - start
     return homography, verdict
+
+
+def _last_fit_doubts(view: View, homography: np.ndarray, size: int, verdict: Verdict) -> Verdict:
+    """The verdict with the last fit's doubts (outline, ridges, drift) measured on the photo for the frame."""
+    outline = seam_support(view.gray, homography, size, lines="outline")
+    ridges, drift = smear_doubts(view.gray, homography, size, cell=view.settings.fine_cell_px)
+    return replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
 
 
 def _no_more_doubted(
     view: View, homography: np.ndarray, verdict: Verdict, moved: np.ndarray, size: int
 ) -> tuple[np.ndarray, Verdict]:
-    """The moved frame (upright) and its verdict with the last fit's doubts (outline, ridges, drift)
-    measured on the photo, when it is doubted no more than the frame before; else that frame."""
+    """The moved frame (upright) and its verdict, when the photo doubts it no more than the frame before
+    (``_last_fit_doubts``; the search's seams, rival and outside carried over alike); else the one before."""
     settings = view.settings
     moved = frame_homography(upright_corners(frame_corners(moved, size)), size)
-    outline = seam_support(view.gray, moved, size, lines="outline")
-    ridges, drift = smear_doubts(view.gray, moved, size, cell=settings.fine_cell_px)
-    judged = replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
+    if not np.isfinite(moved).all():
+        return homography, verdict
+    judged = _last_fit_doubts(view, moved, size, verdict)
     if judged.doubt(settings) <= verdict.doubt(settings):
         return moved, judged
     return homography, verdict

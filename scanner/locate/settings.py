@@ -75,6 +75,7 @@ class LocatorSettings:
     # a doubted frame fitted again (docs/experiments.md, "A doubted frame fitted again where its seams show")
     refit_drifted: bool = True  # from the lattice of seams its drift was measured against, when a doubt
     unsmeared_fits: int = 3  # fits of a doubted frame to its seams with the smear undone (0: none)
+    unsmeared_side: int = 2000  # longest side of the grey copy the smear is undone on (larger ones reduced)
     region_side: int = 480  # longest side of the copy colour regions are looked for on (blur shrinks there)
     region_closing: float = 0.015  # regions: seams and small gaps closed over, of the copy's longest side
     # a square's side for a kingdom about a fifth of the photo wide (larger ones' dark squares stay open)
