@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -49,7 +49,6 @@ from scanner.geometry import (
     frame_middle,
     frames_overlap,
     image_centre,
-    scaled_frame,
     square_px,
     upright_corners,
 )
@@ -58,7 +57,8 @@ from scanner.locate.central import alike_squares
 from scanner.locate.grow import grow_to_seven
 from scanner.locate.judge import Verdict
 from scanner.locate.placement import fit_outline, placed_frame, table_cells
-from scanner.locate.refine import fit_frame, onto_drifted_seams, seam_support, smear_doubts
+from scanner.locate.refine import fit_frame
+from scanner.locate.refit import fitted_again, last_fit_doubts
 from scanner.locate.refusals import (
     LocatorRefusal,
     NoGridFound,
@@ -666,10 +666,11 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         raise _refusal(search)
     homography = frame_homography(corners, size)
     if on_seams:  # the outline, and a smeared family's ridges, judged where the frame is returned
-        verdict = _last_fit_doubts(view, homography, size, verdict)
+        verdict = last_fit_doubts(view, homography, size, verdict)
         if verdict.unsure(settings):  # a doubted frame: fitted again where its seams may be read better
-            homography, verdict = _fitted_again(search, homography, size, verdict, table)
-            corners = frame_corners(homography, size)
+            refitted, verdict = fitted_again(view, homography, size, verdict, table, lambda: _smear(search))
+            if refitted is not homography:
+                homography, corners = refitted, frame_corners(refitted, size)
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
     return Located(
@@ -686,68 +687,6 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         verdict=verdict,
         gray=view.gray,
     )
-
-
-def _fitted_again(
-    search: Search, homography: np.ndarray, size: int, verdict: Verdict, table: np.ndarray | None
-) -> tuple[np.ndarray, Verdict]:
-    """A doubted frame fitted to its seams again from where they may be read better: first from the lattice
-    of seams its drift was measured against (``onto_drifted_seams``: a frame stretched or moved off one
-    family's seams, when its drift is a doubt), when that puts more of its sides on a seam; then, while still
-    doubted, on a photo showing a straight smear, on a grey copy at most ``unsmeared_side`` long with the
-    smear undone (``wiener``: a smeared seam is a line again), up to ``unsmeared_fits`` fits while each puts
-    more of its sides on a seam there. Each new frame is kept only when the photo itself doubts it no more
-    than the frame before (``_no_more_doubted``): a smear measured wrong undoes into seams not there."""
-    settings, view = search.settings, search.view
-    drifted = verdict.seam_drift is not None and verdict.seam_drift > settings.max_seam_drift
-    if settings.refit_drifted and drifted:
-        start = time.perf_counter()
-        moved = onto_drifted_seams(view.gray, homography, size, settings.fine_cell_px)
-        moved = fit_frame(view.gray, moved, size, settings, table)
-        if seam_support(view.gray, moved, size) > seam_support(view.gray, homography, size):
-            homography, verdict = _no_more_doubted(view, homography, verdict, moved, size)
-        view.timings["locate.refit"] = time.perf_counter() - start
-    if settings.unsmeared_fits and verdict.unsure(settings) and _smear(search) is not None:
-        start = time.perf_counter()
-        scale = min(1.0, settings.unsmeared_side / max(view.gray.shape))
-        gray = cv2.resize(view.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)  # a copy at 1
-        smear = _smear(search).scaled(scale)
-        sharp = wiener(gray, line_psf(smear.dx, smear.dy), settings.deblur_noise)
-        start_frame = moved = scaled_frame(homography, 1 / scale)  # on the copy
-        support = seam_support(sharp, moved, size)
-        for _ in range(settings.unsmeared_fits):
-            fitted = fit_frame(sharp, moved, size, settings, table)
-            gained = seam_support(sharp, fitted, size)
-            if gained <= support:
-                break
-            moved, support = fitted, gained
-        if moved is not start_frame:
-            back = scaled_frame(moved, scale)
-            homography, verdict = _no_more_doubted(view, homography, verdict, back, size)
-        view.timings["locate.unsmeared"] = time.perf_counter() - start
-    return homography, verdict
-
-
-def _last_fit_doubts(view: View, homography: np.ndarray, size: int, verdict: Verdict) -> Verdict:
-    """The verdict with the last fit's doubts (outline, ridges, drift) measured on the photo for the frame."""
-    outline = seam_support(view.gray, homography, size, lines="outline")
-    ridges, drift = smear_doubts(view.gray, homography, size, cell=view.settings.fine_cell_px)
-    return replace(verdict, outline_support=outline, ridge_support=ridges, seam_drift=drift)
-
-
-def _no_more_doubted(
-    view: View, homography: np.ndarray, verdict: Verdict, moved: np.ndarray, size: int
-) -> tuple[np.ndarray, Verdict]:
-    """The moved frame (upright) and its verdict, when the photo doubts it no more than the frame before
-    (``_last_fit_doubts``; the search's seams, rival and outside carried over alike); else the one before."""
-    settings = view.settings
-    moved = frame_homography(upright_corners(frame_corners(moved, size)), size)
-    if not np.isfinite(moved).all():
-        return homography, verdict
-    judged = _last_fit_doubts(view, moved, size, verdict)
-    if judged.doubt(settings) <= verdict.doubt(settings):
-        return moved, judged
-    return homography, verdict
 
 
 def _refusal(search: Search) -> KingdomNotFoundError:
