@@ -615,6 +615,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
     view, settings = search.view, search.settings
     size, homography, verdict = chosen.size, chosen.homography, chosen.verdict
     doubtful_growth = False  # a 7×7 grown from the chosen 5×5 over a ring without seams
+    moved = False  # the frame moved by a refit after the last fit (fitted_again)
     # the chosen frame's cells as confirm described them on this view: read again while the frame is that one
     described = chosen.described if chosen.origin is view else None
     if not view.grayscale:  # the last look at where on its lattice the kingdom lies, on the photo itself
@@ -669,8 +670,9 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         verdict = last_fit_doubts(view, homography, size, verdict)
         if verdict.unsure(settings):  # a doubted frame: fitted again where its seams may be read better
             refitted, verdict = fitted_again(view, homography, size, verdict, table, lambda: _smear(search))
-            if refitted is not homography:
-                homography, corners = refitted, frame_corners(refitted, size)
+            # a refit repairs a doubted frame: its own doubts do not judge the kingdom, so the note stays
+            moved = refitted is not homography
+            homography, corners = refitted, frame_corners(refitted, size) if moved else corners
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
     return Located(
@@ -683,7 +685,7 @@ def _finish(search: Search, chosen: Candidate) -> Located:
         deblurred=chosen.deblurred,
         path=search.path,
         found_by=chosen.attempt,
-        unsure=chosen.deblurred or verdict.unsure(settings) or doubtful_growth,
+        unsure=chosen.deblurred or verdict.unsure(settings) or doubtful_growth or moved,
         verdict=verdict,
         gray=view.gray,
     )
