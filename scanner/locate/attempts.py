@@ -672,7 +672,8 @@ def _finish(search: Search, chosen: Candidate) -> Located:
             refitted, verdict = fitted_again(view, homography, size, verdict, table, lambda: _smear(search))
             # a refit repairs a doubted frame: its own doubts do not judge the kingdom, so the note stays
             moved = refitted is not homography
-            homography, corners = refitted, frame_corners(refitted, size) if moved else corners
+            if moved:
+                homography, corners = refitted, frame_corners(refitted, size)
     # another kingdom only if it lies outside this one (a 5×5 window's ring, once grown, is the kingdom)
     notes = [TWO_KINGDOMS_NOTE] if any(not covers(homography, size, p) for p in chosen.others) else []
     return Located(

@@ -45,12 +45,13 @@ def fitted_again(
         if seam_support(view.gray, moved, size) > seam_support(view.gray, homography, size):
             homography, verdict = _no_more_doubted(view, homography, verdict, moved, size)
         view.timings["locate.refit"] = time.perf_counter() - start
-    if settings.unsmeared_fits and verdict.unsure(settings) and smear() is not None:
+    found = smear() if settings.unsmeared_fits and verdict.unsure(settings) else None
+    if found is not None:
         start = time.perf_counter()
         scale = min(1.0, settings.unsmeared_side / max(view.gray.shape))
         # cv2.resize at a scale of one copies: the photo's own grey is never written to
         gray = cv2.resize(view.gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        on_copy = smear().scaled(scale)
+        on_copy = found.scaled(scale)
         sharp = wiener(gray, line_psf(on_copy.dx, on_copy.dy), settings.deblur_noise)
         start_frame = moved = scaled_frame(homography, 1 / scale)  # grid -> the copy
         support = seam_support(sharp, moved, size)
