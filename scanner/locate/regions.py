@@ -77,18 +77,21 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     return np.concatenate([np.array(periods), -np.array(periods)])
 
 
-def repeat_distance(lab: np.ndarray, shifts: np.ndarray) -> np.ndarray:
-    """Each pixel's distance (table-Lab) to the nearest of the copy's pixels ``shifts`` away: on a table
-    that repeats by them, the table's own colour there whatever the light."""
+def repeat_distance(lab: np.ndarray, shifts: np.ndarray, matches: int = 1) -> np.ndarray:
+    """Each pixel's distance (table-Lab) to the ``matches``-th nearest of the copy's pixels ``shifts`` away
+    (at most all of them): on a table that repeats by them, the table's own colour there whatever the
+    light. A pixel of the table matches its copies on every side but where a shadow's edge or the photo's
+    edge lies between them; a kingdom's square whose neighbour one period away is a like square (a square
+    about a period wide) matches on that side only."""
     height, width = lab.shape[:2]
-    nearest = None
+    distances = []
     for dx, dy in shifts:
         moved = cv2.warpAffine(
             lab, np.float32([[1, 0, -dx], [0, 1, -dy]]), (width, height), borderMode=cv2.BORDER_REFLECT
         )
-        distance = np.sqrt(np.sum((lab - moved) ** 2, axis=2))
-        nearest = distance if nearest is None else np.minimum(nearest, distance)
-    return nearest
+        distances.append(np.sqrt(np.sum((lab - moved) ** 2, axis=2)))
+    rank = min(max(1, matches), len(distances)) - 1
+    return np.partition(np.stack(distances), rank, axis=0)[rank]
 
 
 def unlike_table_mask(
@@ -104,7 +107,10 @@ def unlike_table_mask(
     (``table_repeat``); when there are any, a pixel is unlike the table by its ``repeat_distance``."""
     lab = table_lab(small)
     if repeat is not None and len(repeat):
-        distance = cv2.blur(repeat_distance(lab, repeat), (3, 3))
+        # the light's slow changes taken out, as when the periods were measured: a shadow's edge between a
+        # pixel and its copies is a narrow line then, not a band a period wide
+        light = cv2.GaussianBlur(lab, (0, 0), settings.repeat_light_sigma * max(small.shape[:2]))
+        distance = cv2.blur(repeat_distance(lab - light, repeat, settings.repeat_matches), (3, 3))
     else:
         distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
