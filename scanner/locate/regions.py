@@ -15,8 +15,10 @@ squares (forests, a lake in dim light) may share a cloth's colours and break its
 
 A table that repeats itself along the border (a check cloth, gingham: ``table_repeat``) is the same one
 period away everywhere, in its light and its shade alike, while a kingdom's squares are not: on such a
-table a pixel is unlike the table by its distance to the copy shifted by the table's periods, not to the
-border's colours (a kingdom's yellow squares share a yellow gingham's colour, a shadow band does not).
+table a pixel is unlike the table by its distance to the copies shifted by the table's periods, not to the
+border's colours (a kingdom's yellow squares share a yellow gingham's colour, a shadow band does not). The
+table matches its copies on every side; a kingdom's square as wide as a period may match a like square
+beside it, on that side only, so a pixel is the table when it matches two of them.
 """
 
 from __future__ import annotations
