@@ -102,17 +102,20 @@ def unlike_table_mask(
     settings: LocatorSettings,
     closing: float | None = None,
     repeat: np.ndarray | None = None,
+    matches: int = 1,
 ) -> np.ndarray:
     """uint8 mask of a small copy's pixels unlike every table colour, closed over ``closing`` (the share of
     the copy's longest side: ``region_closing``, over seams, when None; a whole square on the second look)
     and with holes filled (a kingdom's blob is solid). ``repeat``: the shifts the table repeats by
-    (``table_repeat``); when there are any, a pixel is unlike the table by its ``repeat_distance``."""
+    (``table_repeat``); when there are any, a pixel is unlike the table by its ``repeat_distance`` to the
+    ``matches``-th nearest of its copies. With more than one, the light's slow changes are taken out first,
+    as when the periods were measured: the nearest copy lies on a pixel's own side of a shadow's edge, but
+    the second may lie across it (a band a period wide along the edge, not a narrow line)."""
     lab = table_lab(small)
     if repeat is not None and len(repeat):
-        # the light's slow changes taken out, as when the periods were measured: a shadow's edge between a
-        # pixel and its copies is a narrow line then, not a band a period wide
-        light = cv2.GaussianBlur(lab, (0, 0), settings.repeat_light_sigma * max(small.shape[:2]))
-        distance = cv2.blur(repeat_distance(lab - light, repeat, settings.repeat_matches), (3, 3))
+        if matches > 1:
+            lab = lab - cv2.GaussianBlur(lab, (0, 0), settings.repeat_light_sigma * max(small.shape[:2]))
+        distance = cv2.blur(repeat_distance(lab, repeat, matches), (3, 3))
     else:
         distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)
