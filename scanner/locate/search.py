@@ -398,12 +398,8 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     view._add("locate.regions", start)
     results: list[Found] = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
-    # experiments.md, "The mat under the kingdom is a region too"); when nothing is accepted either way,
-    # the kingdom's blob may be broken by dark squares in the cloth's colours: both are looked at again,
-    # closed over a whole square ("Colour regions closed over a dark square"); a check cloth by its periods
-    # where its colours outline no kingdom ("The cloth's own period"); when nothing is accepted still, the
-    # cloth's periods matched on two sides ("The cloth's period matched on two sides")
+    # the looks in the docstring's order (docs/experiments.md, "The mat under the kingdom is a region too",
+    # "Colour regions closed over a dark square", "The cloth's own period", "... matched on two sides")
     seam, square = settings.region_closing, settings.region_square_closing
     looks = [(seam, False, 0), (seam, False, 1), (seam, True, 0)]  # closing, surfaces, periods matched
     looks += [(square, False, 0), (square, True, 0), (seam, False, settings.repeat_matches)]
