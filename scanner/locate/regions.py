@@ -15,8 +15,10 @@ squares (forests, a lake in dim light) may share a cloth's colours and break its
 
 A table that repeats itself along the border (a check cloth, gingham: ``table_repeat``) is the same one
 period away everywhere, in its light and its shade alike, while a kingdom's squares are not: on such a
-table a pixel is unlike the table by its distance to the copy shifted by the table's periods, not to the
-border's colours (a kingdom's yellow squares share a yellow gingham's colour, a shadow band does not).
+table a pixel is unlike the table by its distance to the copies shifted by the table's periods, not to the
+border's colours (a kingdom's yellow squares share a yellow gingham's colour, a shadow band does not). The
+table matches its copies on every side; a kingdom's square as wide as a period may match a like square
+beside it, on that side only, so a last look asks a pixel of the table to match two of them.
 """
 
 from __future__ import annotations
@@ -77,18 +79,21 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     return np.concatenate([np.array(periods), -np.array(periods)])
 
 
-def repeat_distance(lab: np.ndarray, shifts: np.ndarray) -> np.ndarray:
-    """Each pixel's distance (table-Lab) to the nearest of the copy's pixels ``shifts`` away: on a table
-    that repeats by them, the table's own colour there whatever the light."""
+def repeat_distance(lab: np.ndarray, shifts: np.ndarray, matches: int = 1) -> np.ndarray:
+    """Each pixel's distance (table-Lab) to the ``matches``-th nearest of the copy's pixels ``shifts`` away
+    (at most all of them): on a table that repeats by them, the table's own colour there whatever the
+    light. A pixel of the table matches its copies on every side but where a shadow's edge or the photo's
+    edge lies between them; a kingdom's square whose neighbour one period away is a like square (a square
+    about a period wide) matches on that side only."""
     height, width = lab.shape[:2]
-    nearest = None
+    distances = []
     for dx, dy in shifts:
         moved = cv2.warpAffine(
             lab, np.float32([[1, 0, -dx], [0, 1, -dy]]), (width, height), borderMode=cv2.BORDER_REFLECT
         )
-        distance = np.sqrt(np.sum((lab - moved) ** 2, axis=2))
-        nearest = distance if nearest is None else np.minimum(nearest, distance)
-    return nearest
+        distances.append(np.sqrt(np.sum((lab - moved) ** 2, axis=2)))
+    rank = min(max(1, matches), len(distances)) - 1
+    return np.partition(np.stack(distances), rank, axis=0)[rank]
 
 
 def unlike_table_mask(
@@ -97,14 +102,20 @@ def unlike_table_mask(
     settings: LocatorSettings,
     closing: float | None = None,
     repeat: np.ndarray | None = None,
+    matches: int = 1,
 ) -> np.ndarray:
     """uint8 mask of a small copy's pixels unlike every table colour, closed over ``closing`` (the share of
     the copy's longest side: ``region_closing``, over seams, when None; a whole square on the second look)
     and with holes filled (a kingdom's blob is solid). ``repeat``: the shifts the table repeats by
-    (``table_repeat``); when there are any, a pixel is unlike the table by its ``repeat_distance``."""
+    (``table_repeat``); when there are any, a pixel is unlike the table by its ``repeat_distance`` to the
+    ``matches``-th nearest of its copies. With more than one, the light's slow changes are taken out first,
+    as when the periods were measured: the nearest copy lies on a pixel's own side of a shadow's edge, but
+    the second may lie across it (a band a period wide along the edge, not a narrow line)."""
     lab = table_lab(small)
     if repeat is not None and len(repeat):
-        distance = cv2.blur(repeat_distance(lab, repeat), (3, 3))
+        if matches > 1:
+            lab = lab - cv2.GaussianBlur(lab, (0, 0), settings.repeat_light_sigma * max(small.shape[:2]))
+        distance = cv2.blur(repeat_distance(lab, repeat, matches), (3, 3))
     else:
         distance = cv2.blur(nearest_distance(lab, table), (3, 3))
     scaled = np.clip(4 * distance, 0, 255).astype(np.uint8)

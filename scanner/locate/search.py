@@ -379,7 +379,9 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     scanner.locate.regions.on_surfaces) are tried, both shapes of each judged; when neither gives an
     accepted frame, both again with the blobs closed over a whole square (a kingdom's dark squares in the
     table's colours break its blob). On a table that repeats (a check cloth), when the photo's own regions
-    give no accepted frame, the blobs unlike it by its periods come before the surfaces. ``seams``: when a
+    give no accepted frame, the blobs unlike it by its periods come before the surfaces, and when no look
+    gives one, the blobs unlike it by its periods matched on two sides or more (``repeat_matches``: a
+    kingdom's square as wide as a period matches a like square beside it). ``seams``: when a
     blob's outlines give no sure frame, the lattice of the seams inside it is judged too (``_in_blob``)."""
     settings = view.settings
     if view.grayscale:
@@ -396,23 +398,21 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     view._add("locate.regions", start)
     results: list[Found] = []
     sizes = GRID_SIZES if view.grid == "auto" else (int(view.grid),)
-    # when no blob outlines a kingdom, one may be the mat or the cloth the kingdom lies on (docs/
-    # experiments.md, "The mat under the kingdom is a region too"); when nothing is accepted either way,
-    # the kingdom's blob may be broken by dark squares in the cloth's colours: both are looked at again,
-    # closed over a whole square ("Colour regions closed over a dark square"); a check cloth by its periods
-    # where its colours outline no kingdom ("The cloth's own period")
+    # the looks in the docstring's order (docs/experiments.md, "The mat under the kingdom is a region too",
+    # "Colour regions closed over a dark square", "The cloth's own period", "... matched on two sides")
     seam, square = settings.region_closing, settings.region_square_closing
-    looks = [(seam, False, False), (seam, False, True), (seam, True, False)]  # closing, surfaces, periods
-    looks += [(square, False, False), (square, True, False)]
+    looks = [(seam, False, 0), (seam, False, 1), (seam, True, 0)]  # closing, surfaces, periods matched
+    looks += [(square, False, 0), (square, True, 0), (seam, False, settings.repeat_matches)]
+    repeat = None
     for closing, surfaces, periods in looks:
         if (closing == square or periods) and any(found.verdict.accepted for found in results):
             continue
         start = time.perf_counter()
         if periods:  # computed only here: a photo the border's colours settle never needs them
-            repeat = table_repeat(small, settings)
-            if not len(repeat):
+            repeat = table_repeat(small, settings) if repeat is None else repeat
+            if not len(repeat) or (closing, periods) in masks:
                 continue
-            masks[closing, periods] = unlike_table_mask(small, table, settings, closing, repeat)
+            masks[closing, periods] = unlike_table_mask(small, table, settings, closing, repeat, periods)
         elif (closing, periods) not in masks:
             masks[closing, periods] = unlike_table_mask(small, table, settings, closing)
         blobs = mask = masks[closing, periods]

@@ -157,15 +157,22 @@ def test_a_kingdom_whose_dark_squares_share_the_cloths_colours_is_one_region() -
     assert np.abs(outline - kingdom).max() < 20 / 2  # within half a square of the kingdom's outline
 
 
+def yellow_gingham() -> tuple[np.ndarray, tuple]:
+    """A 480×640 yellow-and-light-blue gingham, float (checks 12 px: it repeats every 24 px), and its three
+    colours (BGR: light blue, pale yellow, yellow)."""
+    ys, xs = np.mgrid[0:480, 0:640]
+    checks = ((ys // 12) % 2) + ((xs // 12) % 2)
+    cloth = ((230.0, 200.0, 150.0), (150.0, 215.0, 225.0), (40.0, 195.0, 215.0))
+    return np.stack([np.choose(checks, [colour[k] for colour in cloth]) for k in range(3)], axis=-1), cloth
+
+
 def kingdom_on_yellow_gingham(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """A small colour copy: a yellow-and-light-blue gingham (checks 12 px: it repeats every 24 px) with a
     shadow's edge across it and the kingdom, and a 5×5 kingdom of textured squares, a fifth of them wheat
     fields in the cloth's own yellow; (copy, the kingdom's corners)."""
     rng = np.random.default_rng(seed)
+    image, cloth = yellow_gingham()
     ys, xs = np.mgrid[0:480, 0:640]
-    checks = ((ys // 12) % 2) + ((xs // 12) % 2)  # 0 light blue, 1 pale yellow, 2 yellow (BGR below)
-    cloth = ((230.0, 200.0, 150.0), (150.0, 215.0, 225.0), (40.0, 195.0, 215.0))
-    image = np.stack([np.choose(checks, [colour[k] for colour in cloth]) for k in range(3)], axis=-1)
     # no two squares side by side of one colour; the cloth's yellow among them
     colours = [cloth[2], (170, 90, 30), (60, 150, 60), (40, 60, 40), (150, 60, 160)]
     square, origin = 22, (170, 250)
@@ -192,6 +199,59 @@ def test_a_repeating_table_is_told_from_the_kingdom_by_its_periods() -> None:
     table = border_colours(image, SETTINGS)
     outline = blob_outlines(unlike_table_mask(image, table, SETTINGS, repeat=repeat), 50, 1)[0]
     assert np.abs(outline[0] - kingdom).max() < 22 / 2  # within half a square of the kingdom's outline
+
+
+def kingdom_a_period_wide(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The yellow gingham of ``kingdom_on_yellow_gingham`` (it repeats every 24 px) without its shadow, and a
+    5×5 kingdom whose squares are as wide as that period: a dark, almost plain domino at each corner along
+    the top and bottom edges (forests in dim light), each square beside a like square one period away on
+    one side; (copy, the kingdom's corners)."""
+    rng = np.random.default_rng(seed)
+    image, _ = yellow_gingham()
+    colours = [(170, 90, 30), (60, 150, 60), (150, 60, 160), (30, 120, 200)]
+    dark = {(row, col) for row in (0, 4) for col in (0, 1, 3, 4)}
+    square, (top, left) = 24, (168, 264)
+    for row in range(5):
+        for col in range(5):
+            cell = (
+                slice(top + row * square, top + (row + 1) * square),
+                slice(left + col * square, left + (col + 1) * square),
+            )
+            if (row, col) in dark:
+                image[cell] = np.float32((35, 50, 35)) + rng.normal(0, 2, (square, square, 3))
+            else:
+                texture = cv2.GaussianBlur(
+                    rng.normal(0, 40, (square, square, 3)).astype(np.float32), (0, 0), 2
+                )
+                image[cell] = np.float32(colours[(2 * row + col) % len(colours)]) + texture
+    image = np.clip(cv2.GaussianBlur(image, (3, 3), 0), 0, 255).astype(np.uint8)
+    side = 5 * square
+    return image, np.float64([[left, top], [left + side, top], [left + side, top + side], [left, top + side]])
+
+
+def test_a_kingdom_square_beside_a_like_square_one_period_away_is_not_the_table() -> None:
+    # a pixel of the cloth matches its copies one period away on every side, a dark square beside a like one
+    # on that side only: matched by one copy, the corner dominoes joined the table and the blob's hull cut
+    # the kingdom's corners (docs/experiments.md, "The cloth's period matched on two sides")
+    image, kingdom = kingdom_a_period_wide()
+    repeat = table_repeat(image, SETTINGS)
+    assert np.all(np.abs(repeat / 24 - np.round(repeat / 24)) < 0.1)
+    table = border_colours(image, SETTINGS)
+    two = SETTINGS.repeat_matches
+    outlines = blob_outlines(unlike_table_mask(image, table, SETTINGS, repeat=repeat, matches=two), 50, 1)[0]
+    assert all(np.abs(outline - kingdom).max() < 24 / 2 for outline in outlines)
+    hull = blob_outlines(unlike_table_mask(image, table, SETTINGS, repeat=repeat), 50, 1)[0][0]
+    assert np.abs(hull - kingdom).max() > 24  # matched by the nearest copy alone
+
+
+def test_a_shadows_edge_is_no_kingdom_when_two_copies_must_match() -> None:
+    # across a shadow's edge a pixel's second copy may lie in the shade: compared with the light taken out,
+    # the edge does not join the kingdom's blob
+    image, kingdom = kingdom_on_yellow_gingham()
+    repeat = table_repeat(image, SETTINGS)
+    table = border_colours(image, SETTINGS)
+    mask = unlike_table_mask(image, table, SETTINGS, repeat=repeat, matches=SETTINGS.repeat_matches)
+    assert all(np.abs(outline - kingdom).max() < 22 / 2 for outline in blob_outlines(mask, 50, 1)[0])
 
 
 def test_a_plain_or_grained_table_does_not_repeat() -> None:
