@@ -18,7 +18,7 @@ period away everywhere, in its light and its shade alike, while a kingdom's squa
 table a pixel is unlike the table by its distance to the copies shifted by the table's periods, not to the
 border's colours (a kingdom's yellow squares share a yellow gingham's colour, a shadow band does not). The
 table matches its copies on every side; a kingdom's square as wide as a period may match a like square
-beside it, on that side only, so a last look asks a pixel of the table to match two of them.
+beside it, on that side only, so a last look asks a pixel of the table to match ``repeat_matches`` of them.
 """
 
 from __future__ import annotations

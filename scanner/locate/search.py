@@ -393,7 +393,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     table = view.table_colours()
-    masks = {(settings.region_closing, False): unlike_table_mask(small, table, settings)}
+    masks = {(settings.region_closing, 0): unlike_table_mask(small, table, settings)}
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
     view._add("locate.regions", start)
     results: list[Found] = []
@@ -401,7 +401,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     # the looks in the docstring's order (docs/experiments.md, "The mat under the kingdom is a region too",
     # "Colour regions closed over a dark square", "The cloth's own period", "... matched on two sides")
     seam, square = settings.region_closing, settings.region_square_closing
-    looks = [(seam, False, 0), (seam, False, 1), (seam, True, 0)]  # closing, surfaces, periods matched
+    looks = [(seam, False, 0), (seam, False, 1), (seam, True, 0)]  # closing, surfaces, copies to match
     looks += [(square, False, 0), (square, True, 0), (seam, False, settings.repeat_matches)]
     repeat = None
     for closing, surfaces, periods in looks:

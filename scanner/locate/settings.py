@@ -88,9 +88,10 @@ class LocatorSettings:
     min_repeat_correlation: float = 0.4  # a table repeats when its autocorrelation peaks this high
     min_repeat_strip: int = 8  # the border strips are at least this wide (px of the copy)
     repeat_across: float = 0.8  # a second period lies across the first: the cosine between them under this
-    # the last look of the regions, when no other accepted a frame: a pixel is the table when this many of its
-    # copies shifted by the periods (each both ways) match it; the table repeats on every side, a kingdom's
-    # square as wide as a period beside a like square on that side only
+    # the regions' last look, when no other accepted a frame (at least 2; docs/experiments.md, "The cloth's
+    # period matched on two sides"): a pixel is the table when this many of its copies shifted by the periods
+    # (each both ways) match it; the table repeats on every side, a square a period wide beside a like square
+    # on that side only
     repeat_matches: int = 2
     regions: int = 3  # colour regions tried as a kingdom's outline, the most central first
     blob_reach: float = 0.025  # a blob's seams: segments this near it (of the small copy's side) ...
