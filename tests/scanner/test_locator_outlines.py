@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 
@@ -15,6 +17,7 @@ from scanner.locate.regions import (
     table_repeat,
     unlike_table_mask,
 )
+from scanner.locate.search import View, regions
 
 SQUARE = 60
 ORIGIN = 150
@@ -242,6 +245,20 @@ def test_a_kingdom_square_beside_a_like_square_one_period_away_is_not_the_table(
     assert all(np.abs(outline - kingdom).max() < 24 / 2 for outline in outlines)
     hull = blob_outlines(unlike_table_mask(image, table, SETTINGS, repeat=repeat), 50, 1)[0][0]
     assert np.abs(hull - kingdom).max() > 24  # matched by the nearest copy alone
+
+
+def test_the_regions_last_look_runs_when_no_other_look_accepted_a_frame() -> None:
+    # the synthetic kingdom's plain squares pass no judge, so no look accepts a frame: the search asks the
+    # cloth's copies to match on two sides last, and that look's blob outlines the kingdom (one match is the
+    # period look already made: nothing more is looked at)
+    image, kingdom = kingdom_a_period_wide()
+    once = dataclasses.replace(SETTINGS, repeat_matches=1)
+    before = regions(View(image, "auto", False, once))
+    found = regions(View(image, "auto", False, SETTINGS))
+    assert not any(f.verdict.accepted for f in found)
+    assert len(found) == len(before) + 1
+    last = found[-1]
+    assert np.abs(frame_corners(last.homography, last.size) - kingdom).max() < 24 / 2
 
 
 def test_a_shadows_edge_is_no_kingdom_when_two_copies_must_match() -> None:
