@@ -34,6 +34,12 @@ OUTLINE_MARGIN = 0.3  # of the outline's side, looked at around it (a blob misse
 COMB_PITCH = (0.75, 1.35)  # pitches tried, of the outline's side over N (the blob may miss a row)
 
 
+def without_light(lab: np.ndarray, side: int, settings: LocatorSettings) -> np.ndarray:
+    """``lab`` with the light's slow changes taken out: less its Gaussian blur over ``repeat_light_sigma`` of
+    ``side`` (the copy's longest side), so that a table repeats in its light and its shade alike."""
+    return lab - cv2.GaussianBlur(lab, (0, 0), settings.repeat_light_sigma * side)
+
+
 def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     """(k, 2) shifts (x, y; the copy's pixels) under which the table along the copy's border repeats: the
     two shortest periods of a check cloth or a gingham, each both ways, from the autocorrelation of the
@@ -41,12 +47,10 @@ def table_repeat(small: np.ndarray, settings: LocatorSettings) -> np.ndarray:
     A period is a peak inside the shifts looked at (one on their edge may still be rising) that reaches
     ``min_repeat_correlation``: the strongest, and the strongest across it. Empty when none does."""
     strip = max(settings.min_repeat_strip, round(settings.repeat_border * max(small.shape[:2])))
-    sigma = settings.repeat_light_sigma * max(small.shape[:2])
     reach = min(strip, *small.shape[:2]) // 2  # a thin photo's strips are thinner than ``strip``
     total = np.zeros((2 * reach + 1, 2 * reach + 1), np.float64)
     for part in (small[:strip], small[-strip:], small[:, :strip], small[:, -strip:]):
-        lab = table_lab(np.ascontiguousarray(part))
-        lab -= cv2.GaussianBlur(lab, (0, 0), sigma)
+        lab = without_light(table_lab(np.ascontiguousarray(part)), max(small.shape[:2]), settings)
         height, width = part.shape[:2]
         size = (cv2.getOptimalDFTSize(2 * height), cv2.getOptimalDFTSize(2 * width))
         power = 0  # the colours the distance is measured in (two checks of one grey differ): summed
@@ -114,7 +118,7 @@ def unlike_table_mask(
     lab = table_lab(small)
     if repeat is not None and len(repeat):
         if matches > 1:
-            lab = lab - cv2.GaussianBlur(lab, (0, 0), settings.repeat_light_sigma * max(small.shape[:2]))
+            lab = without_light(lab, max(small.shape[:2]), settings)
         distance = cv2.blur(repeat_distance(lab, repeat, matches), (3, 3))
     else:
         distance = cv2.blur(nearest_distance(lab, table), (3, 3))
