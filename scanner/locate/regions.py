@@ -137,6 +137,34 @@ def unlike_table_mask(
     return filled
 
 
+class UnlikeTable:
+    """A small copy's masks of pixels unlike the table (the colour regions attempt's looks), each made once
+    per closing and number of period-shifted copies to match (0: by the table's colours alone); the table's
+    periods are measured only when a look asks for them: a photo the border's colours settle never needs
+    them."""
+
+    def __init__(self, small: np.ndarray, table: np.ndarray, settings: LocatorSettings):
+        self.small, self.table, self.settings = small, table, settings
+        self.masks = {(settings.region_closing, 0): unlike_table_mask(small, table, settings)}
+        self.repeat: np.ndarray | None = None
+
+    def unlike_table(self, closing: int, periods: int) -> np.ndarray | None:
+        """The mask of a look, or None when the table does not repeat (a look by periods) or when a look by
+        periods asks again for a mask already looked into."""
+        key = (closing, periods)
+        if periods:
+            if self.repeat is None:
+                self.repeat = table_repeat(self.small, self.settings)
+            if not len(self.repeat) or key in self.masks:
+                return None
+            self.masks[key] = unlike_table_mask(
+                self.small, self.table, self.settings, closing, self.repeat, periods
+            )
+        elif key not in self.masks:
+            self.masks[key] = unlike_table_mask(self.small, self.table, self.settings, closing)
+        return self.masks[key]
+
+
 def on_surfaces(
     small: np.ndarray,
     mask: np.ndarray,

@@ -39,13 +39,7 @@ from scanner.locate.lattice import NO_OTHERS, find_lattice
 from scanner.locate.placement import describe_cells, place, placed_frame, table_cells, tile_cells
 from scanner.locate.refine import fit_frame, refine, seam_support
 from scanner.locate.refusals import NoGridFound, OnlyTablePattern, PlainSquares
-from scanner.locate.regions import (
-    blob_outlines,
-    lattice_in_outline,
-    on_surfaces,
-    table_repeat,
-    unlike_table_mask,
-)
+from scanner.locate.regions import UnlikeTable, blob_outlines, lattice_in_outline, on_surfaces
 from scanner.locate.segments import CENTRAL, Focus, find_segments, focus_on
 from scanner.locate.settings import LocatorSettings
 
@@ -392,8 +386,7 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     start = time.perf_counter()
     factor = min(1.0, settings.region_side / max(work.shape[:2]))
     small = cv2.resize(work, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    table = view.table_colours()
-    masks = {(settings.region_closing, 0): unlike_table_mask(small, table, settings)}
+    masks = UnlikeTable(small, view.table_colours(), settings)
     min_side = min(GRID_SIZES) * settings.min_square_px * scale / view.photo_scale * factor
     view._add("locate.regions", start)
     results: list[Found] = []
@@ -403,39 +396,22 @@ def regions(view: View, seams: bool = True) -> list[Found]:
     seam, square = settings.region_closing, settings.region_square_closing
     looks = [(seam, False, 0), (seam, False, 1), (seam, True, 0)]  # closing, surfaces, copies to match
     looks += [(square, False, 0), (square, True, 0), (seam, False, settings.repeat_matches)]
-    repeat = None
     for closing, surfaces, periods in looks:
         if (closing == square or periods) and any(found.verdict.accepted for found in results):
             continue
         start = time.perf_counter()
-        if periods:  # computed only here: a photo the border's colours settle never needs them
-            repeat = table_repeat(small, settings) if repeat is None else repeat
-            if not len(repeat) or (closing, periods) in masks:
-                continue
-            masks[closing, periods] = unlike_table_mask(small, table, settings, closing, repeat, periods)
-        elif (closing, periods) not in masks:
-            masks[closing, periods] = unlike_table_mask(small, table, settings, closing)
-        blobs = mask = masks[closing, periods]
+        blobs = mask = masks.unlike_table(closing, periods)
+        if mask is None:  # the table does not repeat, or the look's mask was looked into already
+            continue
         if surfaces:
-            blobs = on_surfaces(small, mask, table, min_side, settings.regions, settings, closing)
+            blobs = on_surfaces(small, mask, masks.table, min_side, settings.regions, settings, closing)
         outlines_of_blobs = blob_outlines(blobs, min_side, settings.regions)
         view._add("locate.regions", start)
         for outlines in outlines_of_blobs:
             if results and view.over_budget():  # the search's time is spent: the frames judged so far
                 return results
-            tried: list[tuple[Found, float]] = []
-            for quad in outlines:
-                tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray, not surfaces))
-                best, at = judged_best(tried, settings)
-                # on a surface, whose lines beside the kingdom let a rough outline's frame pass too, both
-                # shapes are judged
-                if not surfaces and best.verdict.accepted and not best.verdict.unsure(settings):
-                    break
-            if seams and not (best.verdict.accepted and not best.verdict.unsure(settings)):
-                # the seams inside the blob: the table's lines around it left out (docs/experiments.md,
-                # "The lattice of the seams inside the artwork's blob")
-                tried.extend(_in_blob(view, blobs, outlines[0], factor * scale))
-                best, at = judged_best(tried, settings)
+            scales, copy = (factor, scale), (work, gray)
+            best, at = _judged_blob(view, outlines, blobs, sizes, scales, copy, surfaces, seams)
             results.append(_on_view(view, best, at))
             # a blob framed on the table's lattice (a mat's cells) is no outline of the kingdom: the
             # surfaces are looked into before any less central blob (a neighbour's kingdom beside the mat),
@@ -445,6 +421,36 @@ def regions(view: View, seams: bool = True) -> list[Found]:
             if best.verdict.accepted and not surfaces:
                 break
     return results
+
+
+def _judged_blob(
+    view: View,
+    outlines: list[np.ndarray],
+    blobs: np.ndarray,
+    sizes: tuple,
+    scales: tuple[float, float],
+    copy: tuple[np.ndarray, np.ndarray],
+    surfaces: bool,
+    seams: bool,
+) -> tuple[Found, float]:
+    """The frame the judge prefers in one blob: the lattice of every grid size in each of its outlines
+    (a sure frame on the kingdom's lattice ends the search but on a surface, whose lines beside the
+    kingdom let a rough outline's frame pass too: both shapes are judged there), then, when no sure frame
+    came, the lattice of the seams inside it (``seams``)."""
+    settings = view.settings
+    (factor, scale), (work, gray) = scales, copy
+    tried: list[tuple[Found, float]] = []
+    for quad in outlines:
+        tried.extend(_in_outline(view, quad, sizes, factor, scale, work, gray, not surfaces))
+        best, at = judged_best(tried, settings)
+        if not surfaces and best.verdict.accepted and not best.verdict.unsure(settings):
+            break
+    if seams and not (best.verdict.accepted and not best.verdict.unsure(settings)):
+        # the seams inside the blob: the table's lines around it left out (docs/experiments.md,
+        # "The lattice of the seams inside the artwork's blob")
+        tried.extend(_in_blob(view, blobs, outlines[0], factor * scale))
+        best, at = judged_best(tried, settings)
+    return best, at
 
 
 def _in_outline(

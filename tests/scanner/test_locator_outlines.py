@@ -11,6 +11,7 @@ from scanner.geometry import frame_corners, frame_homography
 from scanner.locate import LocatorSettings, seam_support
 from scanner.locate.border import border_colours
 from scanner.locate.regions import (
+    UnlikeTable,
     blob_outlines,
     lattice_in_outline,
     on_surfaces,
@@ -259,6 +260,18 @@ def test_the_regions_last_look_runs_when_no_other_look_accepted_a_frame() -> Non
     assert len(found) == len(before) + 1
     last = found[-1]
     assert np.abs(frame_corners(last.homography, last.size) - kingdom).max() < 24 / 2
+
+
+def test_the_masks_unlike_the_table_are_made_once_and_by_periods_only_on_a_repeating_table() -> None:
+    image, _ = kingdom_a_period_wide()
+    seam, two = SETTINGS.region_closing, SETTINGS.repeat_matches
+    masks = UnlikeTable(image, border_colours(image, SETTINGS), SETTINGS)
+    assert masks.unlike_table(seam, 0) is masks.unlike_table(seam, 0)
+    by_two = masks.unlike_table(seam, two)
+    assert by_two is not None and by_two.shape == masks.unlike_table(seam, 0).shape
+    assert masks.unlike_table(seam, two) is None  # a look by periods is looked into once
+    plain = np.full_like(image, 128)
+    assert UnlikeTable(plain, border_colours(plain, SETTINGS), SETTINGS).unlike_table(seam, 1) is None
 
 
 def test_a_shadows_edge_is_no_kingdom_when_two_copies_must_match() -> None:
