@@ -4,6 +4,7 @@ Where the castle and the pieces stand, scanner.tall finds."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
@@ -40,6 +41,39 @@ def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.nd
     whole = np.concatenate(pieces, axis=axis)
     whole = np.take(whole, range(size), axis=axis)
     return np.ascontiguousarray(whole)
+
+
+def painted_out(
+    crop: np.ndarray,
+    colour: tuple[float, float, float],
+    lightness: float,
+    tolerance: float,
+    side: int,
+    footprint: np.ndarray | None = None,
+) -> np.ndarray:
+    """The BGR ``crop`` of a square a piece stands on with the piece painted out: the pixels within
+    ``tolerance`` of its ``colour`` (Lab, lightness scaled by ``lightness``, as tall.standing_pieces
+    measures it) that touch its ``footprint`` (a bool map of the square, any size; None: anywhere),
+    widened by a twentieth of the square and filled in from the print around them (cv2.inpaint), at most
+    ``side`` pixels wide (the classifier reads a square at 64). The rest of the square keeps its print: a
+    crown or an object in the piece's colour apart from it stays (docs/experiments.md, "The piece painted
+    out of its square")."""
+    if crop.shape[0] > side or crop.shape[1] > side:
+        crop = cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= lightness
+    near = (np.linalg.norm(lab - np.asarray(colour, np.float32), axis=-1) < tolerance).astype(np.uint8)
+    if footprint is not None:  # only the blobs of that colour the piece's silhouette touches
+        size = (crop.shape[1], crop.shape[0])
+        under = cv2.resize(footprint.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+        _, blobs = cv2.connectedComponents(near, connectivity=8)
+        touched = np.unique(blobs[under & (near > 0)])
+        near = np.isin(blobs, touched[touched > 0]).astype(np.uint8)
+    width = max(3, crop.shape[0] // 20) | 1
+    mask = cv2.dilate(near, np.ones((width, width), np.uint8))
+    if not mask.any():
+        return crop
+    return cv2.inpaint(crop, mask * 255, width, cv2.INPAINT_TELEA)
 
 
 def soften_hidden(
