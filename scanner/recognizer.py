@@ -492,7 +492,8 @@ class KingdomScanner:
             painted = [
                 painted_out(crops[r * n + c], p.colour, *paint, p.footprint) for (r, c), p in pieces.items()
             ]
-            raw = self._read_again(crops, raw, list(pieces), painted)
+            # its castle probability stays the whole square's: a piece says nothing of where the castle is
+            raw = keep_castle(self._read_again(crops, raw, list(pieces), painted), raw, occluded > 0)
         elif pieces and settings.piece_visible:
             free = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
             raw = piece_reading(raw, free, occluded > 0)
