@@ -72,6 +72,10 @@ class ReadingSettings:
     piece_tolerance: float = 21.0
     #: the side (pixels) a piece's square is painted out at
     piece_paint_side: int = 128
+    #: ... only where its blob looks painted (covered.printed_look at most this): a printed object taken for
+    #: a piece is read from its free side as above (docs/experiments.md, "A piece's paint told from printed
+    #: art")
+    piece_printed_most: float = 0.4
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0

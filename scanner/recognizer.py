@@ -26,9 +26,11 @@ from kingdomino.scoring import ScoreReport, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
 from scanner.covered import (
     hidden_neighbours,
+    inpainted,
     keep_castle,
-    painted_out,
+    piece_blob,
     piece_reading,
+    printed_look,
     soften_hidden,
     visible_part,
     with_pieces,
@@ -479,24 +481,32 @@ class KingdomScanner:
 
     def _pieces(self, crops: list, raw: np.ndarray, whole, rectified, homography, shape) -> tuple:
         """(``raw`` with the squares a piece stands on (pieces_on_tiles of ``whole``) read with the piece
-        painted out (painted_out), or from both the whole square and the side the piece leaves visible
-        (piece_reading), the share of each square it hides)."""
+        painted out (painted_out) where its blob looks painted (printed_look), or from both the whole square
+        and the side the piece leaves visible (piece_reading), the share of each square it hides)."""
         occluded = np.zeros(raw.shape[:2])
         settings = self.reading
         pieces = pieces_on_tiles(rectified, homography, shape, whole) if settings.pieces else {}
         for cell, piece in pieces.items():
             occluded[cell] = piece.share
-        n = raw.shape[0]
-        if pieces and settings.piece_painted_out:
-            paint = (PIECE_LIGHTNESS, settings.piece_tolerance, settings.piece_paint_side)
-            painted = [
-                painted_out(crops[r * n + c], p.colour, *paint, p.footprint) for (r, c), p in pieces.items()
-            ]
+        n, painted, free = raw.shape[0], {}, []
+        for (r, c), p in pieces.items():
+            if settings.piece_painted_out:
+                paint = (PIECE_LIGHTNESS, settings.piece_tolerance, settings.piece_paint_side)
+                small, blob = piece_blob(crops[r * n + c], p.colour, *paint, p.footprint)
+                if printed_look(small, blob) <= settings.piece_printed_most:
+                    painted[r, c] = inpainted(small, blob)
+                    continue
+            if settings.piece_visible:
+                free.append((r, c, p.share, p.away))
+        if painted:
+            kept = np.zeros(raw.shape[:2], bool)
+            kept[tuple(np.array(list(painted)).T)] = True
             # its castle probability stays the whole square's: a piece says nothing of where the castle is
-            raw = keep_castle(self._read_again(crops, raw, list(pieces), painted), raw, occluded > 0)
-        elif pieces and settings.piece_visible:
-            free = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
-            raw = piece_reading(raw, free, occluded > 0)
+            raw = keep_castle(self._read_again(crops, raw, list(painted), list(painted.values())), raw, kept)
+        if free:
+            pooled = np.zeros(raw.shape[:2], bool)
+            pooled[tuple(np.array([(r, c) for r, c, _, _ in free]).T)] = True
+            raw = piece_reading(raw, self._read_visible(crops, raw, free), pooled)
         return raw, occluded
 
     def _read_visible(self, crops: list, raw: np.ndarray, hidden: list) -> np.ndarray:
