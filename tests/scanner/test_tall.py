@@ -13,7 +13,7 @@ from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
 from kingdomino.scoring import castle_cells
-from scanner.covered import painted_out, piece_reading, soften_hidden, with_pieces
+from scanner.covered import painted_out, piece_blob, piece_reading, printed_look, soften_hidden, with_pieces
 from scanner.decode import decode_kingdom
 from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.recognizer import PIECE_NOTE, KingdomScanner
@@ -360,6 +360,53 @@ def test_a_piece_is_painted_out_of_its_square_and_the_rest_of_the_print_kept() -
     assert not pink_pixels(painted_out(crop, colour, PIECE_LIGHTNESS, 21.0, 128)).any()
     unchanged = painted_out(small, tuple(weighed_lab((250, 0, 0))), PIECE_LIGHTNESS, 21.0, 128, footprint)
     assert np.array_equal(unchanged, small)
+
+
+def test_a_standing_piece_s_paint_looks_painted_and_an_outlined_printed_object_does_not() -> None:
+    side, yellow = 100, (40, 200, 230)
+    rng = np.random.default_rng(4)
+
+    def printed_grass() -> np.ndarray:
+        grass = np.array([60, 150, 70]) + rng.integers(-15, 16, (side, side, 3))
+        return np.clip(grass, 0, 255).astype(np.uint8)
+
+    rows, cols = np.mgrid[:side, :side]
+    # a yellow king seen from above: one colour, lit from the upper left, shading smoothly over its body
+    king = printed_grass()
+    body = (cols - 50) ** 2 / 22**2 + (rows - 52) ** 2 / 26**2 <= 1
+    shade = 1.0 - 0.25 * np.clip((cols + rows - 102) / 40, -1, 1)
+    king[body] = np.clip(np.multiply.outer(shade[body], yellow), 0, 255).astype(np.uint8)
+    # a yellow fish printed on the tile: outlined in dark brown, its tail cut into its shape, its paint
+    # brushed in fine strokes
+    fish = printed_grass()
+    outline = np.array(
+        [[20, 50], [35, 34], [60, 36], [72, 48], [86, 32], [84, 68], [72, 54], [60, 66], [35, 66]]
+    )
+    shape = cv2.fillPoly(np.zeros((side, side), np.uint8), [outline.astype(np.int32)], 1) > 0
+    strokes = cv2.GaussianBlur(rng.normal(0.0, 1.0, (side, side)), (0, 0), 1.2)
+    strokes = 1.0 + 0.2 * strokes / strokes.std()
+    fish[shape] = np.clip(np.multiply.outer(strokes[shape], yellow), 0, 255).astype(np.uint8)
+    cv2.polylines(fish, [outline.astype(np.int32)], True, (20, 40, 70), 2)
+    footprint = np.zeros((24, 24), bool)
+    footprint[8:16, 8:16] = True  # where the silhouette covers the square
+    most = ReadingSettings().piece_printed_most
+    looks = []
+    for crop in (king, fish):
+        small, blob = piece_blob(
+            cv2.GaussianBlur(crop, (3, 3), 0),
+            tuple(weighed_lab(yellow)),
+            PIECE_LIGHTNESS,
+            21.0,
+            128,
+            footprint,
+        )
+        assert np.count_nonzero(blob) > 0.1 * side * side  # both are found as the piece's blob
+        looks.append(printed_look(small, blob))
+    assert looks[0] <= most / 2 and looks[1] > most
+    # a blob too small to tell looks printed: the piece is read from its free side
+    tiny = np.zeros((side, side), np.uint8)
+    tiny[50:52, 50:52] = 1
+    assert printed_look(king, tiny) > most
 
 
 def test_artwork_keeps_to_its_tile_and_a_colour_the_square_repeats_is_no_piece() -> None:
