@@ -4,6 +4,7 @@ Where the castle and the pieces stand, scanner.tall finds."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABELS
@@ -40,6 +41,83 @@ def visible_part(crop: np.ndarray, away: tuple[int, int], share: float) -> np.nd
     whole = np.concatenate(pieces, axis=axis)
     whole = np.take(whole, range(size), axis=axis)
     return np.ascontiguousarray(whole)
+
+
+def piece_blob(
+    crop: np.ndarray,
+    colour: tuple[float, float, float],
+    lightness: float,
+    tolerance: float,
+    side: int,
+    footprint: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the BGR ``crop`` of a square a piece stands on, at most ``side`` pixels wide; uint8 mask of the
+    piece on it): the pixels within ``tolerance`` of its ``colour`` (Lab, lightness scaled by ``lightness``,
+    as tall.standing_pieces measures it) in the blobs that touch its ``footprint`` (a bool map of the
+    square, any size; None: anywhere). A crown or an object in the piece's colour apart from it is no part
+    of it."""
+    if crop.shape[0] > side or crop.shape[1] > side:
+        crop = cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= lightness
+    near = (np.linalg.norm(lab - np.asarray(colour, np.float32), axis=-1) < tolerance).astype(np.uint8)
+    if footprint is not None:  # only the blobs of that colour the piece's silhouette touches
+        size = (crop.shape[1], crop.shape[0])
+        under = cv2.resize(footprint.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+        _, blobs = cv2.connectedComponents(near, connectivity=8)
+        touched = np.unique(blobs[under & (near > 0)])
+        near = np.isin(blobs, touched[touched > 0]).astype(np.uint8)
+    return crop, near
+
+
+def painted_out(
+    crop: np.ndarray,
+    colour: tuple[float, float, float],
+    lightness: float,
+    tolerance: float,
+    side: int,
+    footprint: np.ndarray | None = None,
+) -> np.ndarray:
+    """The BGR ``crop`` of a square a piece stands on with the piece painted out: its piece_blob (the same
+    arguments) widened by a twentieth of the square and filled in from the print around them (cv2.inpaint),
+    at most ``side`` pixels wide (the classifier reads a square at 64). The rest of the square keeps its
+    print: a crown or an object in the piece's colour apart from it stays (docs/experiments.md, "The piece
+    painted out of its square")."""
+    return inpainted(*piece_blob(crop, colour, lightness, tolerance, side, footprint))
+
+
+def inpainted(crop: np.ndarray, blob: np.ndarray) -> np.ndarray:
+    """The BGR ``crop`` with the uint8 mask ``blob`` (piece_blob) widened by a twentieth of the square and
+    filled in from the print around it (cv2.inpaint, Telea)."""
+    width = max(3, crop.shape[0] // 20) | 1
+    mask = cv2.dilate(blob, np.ones((width, width), np.uint8))
+    if not mask.any():
+        return crop
+    return cv2.inpaint(crop, mask * 255, width, cv2.INPAINT_TELEA)
+
+
+def printed_look(crop: np.ndarray, blob: np.ndarray) -> float:
+    """How much a piece's blob (uint8 mask of the BGR ``crop``, piece_blob) looks printed rather than
+    painted on a standing piece, 0 for a flat convex blot: the colour's change inside the blob (its Lab
+    gradient, a thirty-second of the square in from its outline) as a share of its change across the
+    outline, plus the share of the blob's convex hull it leaves unfilled. A piece is one colour shaded over
+    a rounded body: its colour changes across its outline, little inside it. Printed art is drawn with
+    outlines and texture inside its shapes, and its shapes are cut into (docs/experiments.md, "A piece's
+    paint told from printed art"). 1.0 when the blob is too small to tell."""
+    inside = cv2.erode(blob, np.ones((3, 3), np.uint8), iterations=max(1, round(crop.shape[0] / 32)))
+    outline = cv2.dilate(blob, np.ones((3, 3), np.uint8)) - cv2.erode(blob, np.ones((3, 3), np.uint8))
+    if np.count_nonzero(inside) < 5 or np.count_nonzero(outline) < 5:
+        return 1.0
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    gradient = np.sqrt(
+        np.sum(cv2.Sobel(lab, cv2.CV_32F, 1, 0) ** 2 + cv2.Sobel(lab, cv2.CV_32F, 0, 1) ** 2, axis=-1)
+    )
+    across = float(gradient[outline > 0].mean())
+    within = float(gradient[inside > 0].mean()) / max(across, 1e-3)
+    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = np.zeros_like(blob)
+    cv2.fillConvexPoly(hull, cv2.convexHull(np.vstack(contours)), 1)
+    return within + 1.0 - np.count_nonzero(blob) / max(np.count_nonzero(hull), 1)
 
 
 def soften_hidden(

@@ -65,6 +65,17 @@ class ReadingSettings:
     #: its free side where not; no castle probability moved (docs/experiments.md, "The piece's square read")
     pieces: bool = True
     piece_visible: bool = True
+    #: a piece's square is read with the piece painted out (covered.painted_out: the pixels within
+    #: piece_tolerance of its colour filled in from the print around them) instead of from its free side
+    #: pooled with the whole square (docs/experiments.md, "The piece painted out of its square")
+    piece_painted_out: bool = True
+    piece_tolerance: float = 21.0
+    #: the side (pixels) a piece's square is painted out at
+    piece_paint_side: int = 128
+    #: ... only where its blob looks painted (covered.printed_look at most this): a printed object taken for
+    #: a piece is read from its free side as above (docs/experiments.md, "A piece's paint told from printed
+    #: art")
+    piece_printed_most: float = 0.4
     #: a square read as the table against the classifier is flagged unless the table comparisons add
     #: this many nats for *empty* (its mean colour and its colours' proportions both match the table)
     sure_table: float = 11.0

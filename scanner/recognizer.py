@@ -26,8 +26,11 @@ from kingdomino.scoring import ScoreReport, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
 from scanner.covered import (
     hidden_neighbours,
+    inpainted,
     keep_castle,
+    piece_blob,
     piece_reading,
+    printed_look,
     soften_hidden,
     visible_part,
     with_pieces,
@@ -73,7 +76,7 @@ from scanner.table import (
     table_in_view,
     weigh_empty,
 )
-from scanner.tall import Leaning, castle_leaning, pieces_on_tiles
+from scanner.tall import PIECE_LIGHTNESS, Leaning, castle_leaning, pieces_on_tiles
 
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
@@ -477,15 +480,33 @@ class KingdomScanner:
         return raw, weighed, solved
 
     def _pieces(self, crops: list, raw: np.ndarray, whole, rectified, homography, shape) -> tuple:
-        """(``raw`` with the squares a piece stands on (pieces_on_tiles of ``whole``) read from both the whole
-        square and the side the piece leaves visible (piece_reading), the share of each square it hides)."""
+        """(``raw`` with the squares a piece stands on (pieces_on_tiles of ``whole``) read with the piece
+        painted out (painted_out) where its blob looks painted (printed_look), or from both the whole square
+        and the side the piece leaves visible (piece_reading), the share of each square it hides)."""
         occluded = np.zeros(raw.shape[:2])
-        pieces = pieces_on_tiles(rectified, homography, shape, whole) if self.reading.pieces else {}
+        settings = self.reading
+        pieces = pieces_on_tiles(rectified, homography, shape, whole) if settings.pieces else {}
         for cell, piece in pieces.items():
             occluded[cell] = piece.share
-        if pieces and self.reading.piece_visible:
-            free = self._read_visible(crops, raw, [(*cell, p.share, p.away) for cell, p in pieces.items()])
-            raw = piece_reading(raw, free, occluded > 0)
+        n, painted, free = raw.shape[0], {}, []
+        for (r, c), p in pieces.items():
+            if settings.piece_painted_out:
+                paint = (PIECE_LIGHTNESS, settings.piece_tolerance, settings.piece_paint_side)
+                small, blob = piece_blob(crops[r * n + c], p.colour, *paint, p.footprint)
+                if printed_look(small, blob) <= settings.piece_printed_most:
+                    painted[r, c] = inpainted(small, blob)
+                    continue
+            if settings.piece_visible:
+                free.append((r, c, p.share, p.away))
+        if painted:
+            kept = np.zeros(raw.shape[:2], bool)
+            kept[tuple(np.array(list(painted)).T)] = True
+            # its castle probability stays the whole square's: a piece says nothing of where the castle is
+            raw = keep_castle(self._read_again(crops, raw, list(painted), list(painted.values())), raw, kept)
+        if free:
+            pooled = np.zeros(raw.shape[:2], bool)
+            pooled[tuple(np.array([(r, c) for r, c, _, _ in free]).T)] = True
+            raw = piece_reading(raw, self._read_visible(crops, raw, free), pooled)
         return raw, occluded
 
     def _read_visible(self, crops: list, raw: np.ndarray, hidden: list) -> np.ndarray:
@@ -493,12 +514,17 @@ class KingdomScanner:
         hidden, step away from what hides it) of the castle's neighbours or of squares a piece stands on."""
         n = raw.shape[0]
         visible = [visible_part(crops[r * n + c], away, share) for r, c, share, away in hidden]
+        return self._read_again(crops, raw, [(r, c) for r, c, _, _ in hidden], visible)
+
+    def _read_again(self, crops: list, raw: np.ndarray, cells: list, images: list) -> np.ndarray:
+        """``raw`` with the ``cells`` read again from ``images`` (what is left of each square once what
+        stands on it or hides it is taken away), castle probability off."""
         try:  # the other squares light the photo as they did when first read
-            again = np.asarray(self.classifier.predict_proba(visible, photo=True, context=crops), dtype=float)
+            again = np.asarray(self.classifier.predict_proba(images, photo=True, context=crops), dtype=float)
         except Exception as error:
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
         raw = raw.copy()
-        for (r, c, _, _), reread in zip(hidden, again, strict=True):
+        for (r, c), reread in zip(cells, again, strict=True):
             reread = reread.copy()
             reread[CASTLE_LABEL] = 0.0  # the castle stands beside it (a piece is never found on it)
             raw[r, c] = reread / reread.sum()

@@ -13,7 +13,7 @@ silhouette is one colour on its base and over the squares behind, unlike their p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -438,6 +438,9 @@ class Piece:
     evidence: float  # the smaller of its silhouette's shares one colour
     away: tuple[int, int]  # (rows, columns) step from the piece towards the square's widest free side
     share: float  # the share of the square, from the other side, the free side does not reach
+    colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # its silhouette's median, Lab weighed (_WEIGHTS)
+    #: (px, px) bool: where its silhouette covers its square (None: anywhere)
+    footprint: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 def standing_pieces(
@@ -469,7 +472,8 @@ def standing_pieces(
             (0, 1): px - 1 - cols.max(),
         }
         away = max(free, key=free.get)
-        pieces[cell] = Piece(float(coherent), away, float(1.0 - free[away] / px))
+        colour = tuple(float(v) for v in found.colour)
+        pieces[cell] = Piece(float(coherent), away, float(1.0 - free[away] / px), colour, found.on_square)
     return pieces
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -12,13 +13,14 @@ from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
 from kingdomino.scoring import castle_cells
-from scanner.covered import piece_reading, soften_hidden, with_pieces
+from scanner.covered import painted_out, piece_blob, piece_reading, printed_look, soften_hidden, with_pieces
 from scanner.decode import decode_kingdom
 from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.recognizer import PIECE_NOTE, KingdomScanner
 from scanner.tall import (
     CASTLE_HEIGHT,
     CASTLE_TALLEST,
+    PIECE_LIGHTNESS,
     RASTER,
     camera_from_homography,
     castle_cover,
@@ -321,6 +323,90 @@ def test_an_upright_piece_in_a_player_s_colour_is_found_on_its_square_with_the_s
     assert list(pieces) == [(2, 2)]
     # the king covers the middle and leans over the rows above: its left side is the widest free one
     assert pieces[(2, 2)].away == (0, -1) and 0.5 < pieces[(2, 2)].share < 0.7
+    # its colour, as the silhouette is measured (Lab, lightness weighed), to paint it out of its square
+    assert np.allclose(pieces[(2, 2)].colour, weighed_lab((180, 80, 230)), atol=2.0)
+
+
+def weighed_lab(bgr: tuple[int, int, int]) -> np.ndarray:
+    lab = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    return lab * [PIECE_LIGHTNESS, 1.0, 1.0]
+
+
+def test_a_piece_is_painted_out_of_its_square_and_the_rest_of_the_print_kept() -> None:
+    rng = np.random.default_rng(3)
+    side = 200
+    crop = np.clip(np.array([60, 150, 70]) + rng.integers(-15, 16, (side, side, 3)), 0, 255).astype(np.uint8)
+    crop[10:40, 150:190] = (40, 210, 235)  # a yellow crown in a corner
+    pink = (180, 80, 230)
+    crop[160:185, 15:40] = pink  # a printed object in the piece's colour, apart from it
+    cv2.ellipse(crop, (100, 110), (40, 30), 0, 0, 360, pink, -1)  # a pink king seen from above
+    footprint = np.zeros((24, 24), bool)
+    footprint[9:16, 9:16] = True  # where the silhouette covers the square
+    colour = tuple(weighed_lab(pink))
+    out = painted_out(crop, colour, PIECE_LIGHTNESS, 21.0, 128, footprint)
+    assert out.shape == (128, 128, 3)
+
+    def pink_pixels(image: np.ndarray) -> np.ndarray:
+        lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(float) * [PIECE_LIGHTNESS, 1.0, 1.0]
+        return np.linalg.norm(lab - weighed_lab(pink), axis=-1) < 21.0
+
+    assert not pink_pixels(out)[40:100, 30:100].any()  # the king is gone
+    middle = out[60:80, 56:72].reshape(-1, 3).mean(axis=0)
+    assert np.abs(middle - [60, 150, 70]).max() < 25  # filled in from the green print around it
+    small = cv2.resize(crop, (128, 128), interpolation=cv2.INTER_AREA)
+    assert np.array_equal(out[8:24, 98:120], small[8:24, 98:120])  # the crown is untouched
+    assert np.array_equal(out[104:117, 11:24], small[104:117, 11:24])  # and the object apart from the king
+    # without a footprint every pixel of its colour goes; with none of its colour the square is as it was
+    assert not pink_pixels(painted_out(crop, colour, PIECE_LIGHTNESS, 21.0, 128)).any()
+    unchanged = painted_out(small, tuple(weighed_lab((250, 0, 0))), PIECE_LIGHTNESS, 21.0, 128, footprint)
+    assert np.array_equal(unchanged, small)
+
+
+def test_a_standing_piece_s_paint_looks_painted_and_an_outlined_printed_object_does_not() -> None:
+    side, yellow = 100, (40, 200, 230)
+    rng = np.random.default_rng(4)
+
+    def printed_grass() -> np.ndarray:
+        grass = np.array([60, 150, 70]) + rng.integers(-15, 16, (side, side, 3))
+        return np.clip(grass, 0, 255).astype(np.uint8)
+
+    rows, cols = np.mgrid[:side, :side]
+    # a yellow king seen from above: one colour, lit from the upper left, shading smoothly over its body
+    king = printed_grass()
+    body = (cols - 50) ** 2 / 22**2 + (rows - 52) ** 2 / 26**2 <= 1
+    shade = 1.0 - 0.25 * np.clip((cols + rows - 102) / 40, -1, 1)
+    king[body] = np.clip(np.multiply.outer(shade[body], yellow), 0, 255).astype(np.uint8)
+    # a yellow fish printed on the tile: outlined in dark brown, its tail cut into its shape, its paint
+    # brushed in fine strokes
+    fish = printed_grass()
+    outline = np.array(
+        [[20, 50], [35, 34], [60, 36], [72, 48], [86, 32], [84, 68], [72, 54], [60, 66], [35, 66]]
+    )
+    shape = cv2.fillPoly(np.zeros((side, side), np.uint8), [outline.astype(np.int32)], 1) > 0
+    strokes = cv2.GaussianBlur(rng.normal(0.0, 1.0, (side, side)), (0, 0), 1.2)
+    strokes = 1.0 + 0.2 * strokes / strokes.std()
+    fish[shape] = np.clip(np.multiply.outer(strokes[shape], yellow), 0, 255).astype(np.uint8)
+    cv2.polylines(fish, [outline.astype(np.int32)], True, (20, 40, 70), 2)
+    footprint = np.zeros((24, 24), bool)
+    footprint[8:16, 8:16] = True  # where the silhouette covers the square
+    most = ReadingSettings().piece_printed_most
+    looks = []
+    for crop in (king, fish):
+        small, blob = piece_blob(
+            cv2.GaussianBlur(crop, (3, 3), 0),
+            tuple(weighed_lab(yellow)),
+            PIECE_LIGHTNESS,
+            21.0,
+            128,
+            footprint,
+        )
+        assert np.count_nonzero(blob) > 0.1 * side * side  # both are found as the piece's blob
+        looks.append(printed_look(small, blob))
+    assert looks[0] <= most / 2 and looks[1] > most
+    # a blob too small to tell looks printed: the piece is read from its free side
+    tiny = np.zeros((side, side), np.uint8)
+    tiny[50:52, 50:52] = 1
+    assert printed_look(king, tiny) > most
 
 
 def test_artwork_keeps_to_its_tile_and_a_colour_the_square_repeats_is_no_piece() -> None:
