@@ -145,7 +145,7 @@ def sensor(
 ) -> np.ndarray:
     """Exposure and white balance, then shot and read noise (stronger in dim light), the phone's noise
     smoothing and sharpening; uint8 BGR out."""
-    linear = (image / 255.0) ** 2.2 * exposure * white
+    linear = (np.clip(image, 0, 255) / 255.0) ** 2.2 * exposure * white  # filters leave rounding below 0
     # shot noise grows with the signal's root, read noise is flat; both in the linear signal
     sigma = np.sqrt(np.clip(linear, 0, None) * iso_noise * 0.02 + (iso_noise * 0.004) ** 2)
     noise = rng.standard_normal(linear.shape[:2], dtype=np.float32)[..., None] * 0.7
