@@ -52,13 +52,16 @@ def compare(result, truth: dict) -> dict:
         return record | {"outcome": "wrong_frame"}
     labels = np.array([[f"{s['terrain']}:{s['crowns']}" for s in row] for row in truth["grid"]], object)
     labels = np.rot90(labels, turns)
+    where = np.rot90(np.arange(n * n).reshape(n, n), turns)  # the truth's cell of each read cell
     flagged = np.asarray(result.flagged, bool)
     wrong = []
     for (r, c), square in result.kingdom.cells():
         read = f"{square.terrain.value}:{square.crowns}"
         if read != labels[r, c]:
+            cell = [int(v) for v in divmod(int(where[r, c]), n)]
             wrong.append(
-                {"cell": [r, c], "truth": labels[r, c], "read": read, "flagged": bool(flagged[r, c])}
+                {"cell": cell, "truth": labels[r, c], "read": read, "flagged": bool(flagged[r, c])}
+                | {"cause": cause(cell, labels[r, c], read, truth["conditions"])}
             )
     record.update(
         squares=n * n,
@@ -68,6 +71,22 @@ def compare(result, truth: dict) -> dict:
         outcome="misread" if wrong else "ok",
     )
     return record
+
+
+def cause(cell: list[int], truth: str, read: str, conditions: dict) -> str:
+    """What a misread square is most likely about: the castle (its square, or the square its walls lean
+    over in the photo), a king standing on it, a hole showing the table, or the square's own picture."""
+    castle, lean = conditions["castle_cell"], conditions["castle_lean_to"]
+    if "castle" in (truth.split(":")[0], read.split(":")[0]):
+        return "castle"
+    if conditions["castle"] and conditions["castle_lean"] >= 0.2:
+        if cell == [castle[0] + round(lean[0]), castle[1] + round(lean[1])]:
+            return "castle"
+    if cell in conditions["kings_on"]:
+        return "king"
+    if "empty" in (truth.split(":")[0], read.split(":")[0]):
+        return "hole"
+    return "square"
 
 
 def scan_one(scanner, seed: int) -> dict:
@@ -160,6 +179,14 @@ def report(rows: list[dict]) -> str:
     lines.append(
         "cpu: mean/90th percentile/max of the scan's CPU seconds; squares figures over located photos"
     )
+    causes: dict[str, int] = defaultdict(int)
+    for row in rows:
+        if row["outcome"] in ("refused", "wrong_frame", "crash"):
+            causes[f"photos {row['outcome']}"] += 1
+        for square in row.get("wrong_squares", []):
+            causes[f"squares misread: {square['cause']}"] += 1
+            causes[f"squares misread unflagged: {square['cause']}"] += not square["flagged"]
+    lines.append("by cause: " + ", ".join(f"{name} {count}" for name, count in sorted(causes.items())))
     lines.append("failures (not located, or located without the exact score):")
     for row in rows:
         if row.get("located") and row.get("exact_score"):
@@ -170,7 +197,7 @@ def report(rows: list[dict]) -> str:
             if row["outcome"] != "misread"
             else "misread "
             + ", ".join(
-                f"{w['truth']}->{w['read']}{'' if w['flagged'] else ' (unflagged)'}"
+                f"{w['truth']}->{w['read']} {w['cause']}{'' if w['flagged'] else ' (unflagged)'}"
                 for w in row["wrong_squares"]
             )
         )

@@ -382,7 +382,7 @@ def _darken(layer: Layer, to_world: np.ndarray, polygons: list[np.ndarray], stre
 def _solids(rng, cond, played, frame_to_world, light):
     """The castle on its square and the kings: faces, and where each casts its shadow (on the kingdom
     layer or on the table)."""
-    faces, on_kingdom, on_table = [], [], []
+    faces, on_kingdom, on_table, kings_on = [], [], [], []
     castle_centre = frame_to_world @ np.array([played.castle[1] + 0.5, played.castle[0] + 0.5, 1])
     castle_centre[:2] += rng.normal(0, 0.03, size=2)
     if cond["castle"]:
@@ -403,6 +403,7 @@ def _solids(rng, cond, played, frame_to_world, light):
             r, c = cells[int(rng.integers(len(cells)))]
             spot = frame_to_world @ np.array([c + rng.uniform(0.3, 0.7), r + rng.uniform(0.3, 0.7), 1])
             king = solids.meeple(spot[0], spot[1], -THICKNESS, colour, rng.uniform(0, np.pi))
+            kings_on.append([int(r), int(c)])
             on_kingdom.append(_shadow_polygon(np.concatenate([f.points for f in king]), light, -THICKNESS))
         else:
             side = int(rng.integers(4))
@@ -412,7 +413,7 @@ def _solids(rng, cond, played, frame_to_world, light):
             king = solids.meeple(spot[0], spot[1], 0.0, colour, rng.uniform(0, np.pi))
             on_table.append(_shadow_polygon(np.concatenate([f.points for f in king]), light, 0.0))
         faces += king
-    return faces, on_kingdom, on_table, castle_centre
+    return faces, on_kingdom, on_table, castle_centre, kings_on
 
 
 def generate(seed: int) -> tuple[bytes, dict]:
@@ -449,7 +450,7 @@ def generate(seed: int) -> tuple[bytes, dict]:
     texture, table_world, look, table_scale = _table_texture(rng, cond, camera, px_per_square)
     dressed = _dress_table(rng, cond, texture, table_world, camera, n, max(12, int(round(table_scale))))
 
-    faces, on_kingdom, on_table, castle_centre = _solids(rng, cond, played, frame_to_world, light)
+    faces, on_kingdom, on_table, castle_centre, kings_on = _solids(rng, cond, played, frame_to_world, light)
     scale = int(np.clip(near * 1.15, 60, 320))
     layer = kingdom_layer(rng, played, art, scale)
     layer_world = _layer_to_world(layer, frame_to_world)
@@ -511,13 +512,22 @@ def generate(seed: int) -> tuple[bytes, dict]:
     corners = optics.distorted(ideal, cond["k1"], focal, width, height)
     base_point = np.array([[castle_centre[0], castle_centre[1], -THICKNESS]])
     raised = np.array([[castle_centre[0], castle_centre[1], -THICKNESS - 0.7]])
-    lean = float(np.linalg.norm(camera.project(raised) - camera.project(base_point))) / px_per_square
+    # where the castle's top stands over the grid as the photo shows it, in squares (columns, rows)
+    to_grid = np.linalg.inv(camera.plane_homography(frame_to_world, -THICKNESS))
+    seen = (
+        np.concatenate([camera.project(np.concatenate([base_point, raised])), np.ones((2, 1))], 1) @ to_grid.T
+    )
+    lean_to = seen[1, :2] / seen[1, 2] - seen[0, :2] / seen[0, 2]
+    lean = float(np.linalg.norm(lean_to))
     empty = sum(square == EMPTY_SQUARE for _, square in played.kingdom.cells())
     cond.update(
         table=look,
         px_per_square=round(px_per_square, 1),
         empty_squares=int(empty),
         castle_lean=round(lean if cond["castle"] else 0.0, 2),
+        castle_lean_to=[round(float(lean_to[1]), 2), round(float(lean_to[0]), 2)],  # rows, columns
+        castle_cell=list(played.castle),
+        kings_on=kings_on,
         neighbour_seen=dressed["neighbour_seen"],
         loose_seen=dressed["loose_seen"],
     )
