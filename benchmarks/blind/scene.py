@@ -504,7 +504,8 @@ def generate(seed: int) -> tuple[bytes, dict]:
     if cond["dim_warm"]:
         white *= np.array((0.62, 0.84, 1.08), np.float32)
     exposure = rng.uniform(0.2, 0.4) if dim else rng.uniform(0.8, 1.15)
-    photo = optics.sensor(rng, image, exposure, white, rng.uniform(4, 9) if dim else rng.uniform(0.5, 2))
+    iso, smoothing = (rng.uniform(3, 6), rng.uniform(1.1, 1.6)) if dim else (rng.uniform(0.5, 2), 0.8)
+    photo = optics.sensor(rng, image, exposure, white, iso, smoothing)
     ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, cond["jpeg_quality"]])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
