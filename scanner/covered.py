@@ -120,6 +120,23 @@ def printed_look(crop: np.ndarray, blob: np.ndarray) -> float:
     return within + 1.0 - np.count_nonzero(blob) / max(np.count_nonzero(hull), 1)
 
 
+def filled_in(crop: np.ndarray, mask: np.ndarray, side: int) -> np.ndarray:
+    """``crop`` with the pixels of ``mask`` (uint8, non-zero where hidden) filled in from the rest of the
+    square (cv2.inpaint, Telea, on a copy at most ``side`` pixels wide); the other pixels as they were."""
+    if not mask.any():
+        return crop
+    height, width = crop.shape[:2]
+    scale = min(1.0, side / max(height, width))
+    small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else crop
+    small_mask = cv2.resize(mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    filled = cv2.inpaint(np.ascontiguousarray(small), small_mask, 5, cv2.INPAINT_TELEA)
+    if scale < 1:
+        filled = cv2.resize(filled, (width, height), interpolation=cv2.INTER_LINEAR)
+    painted = crop.copy()
+    painted[mask > 0] = filled[mask > 0]
+    return painted
+
+
 def soften_hidden(
     probabilities: np.ndarray,
     hidden: np.ndarray,

@@ -61,6 +61,13 @@ class ReadingSettings:
     #: the decoded castle square is flagged when a square it leans over, or one it could stand on to lean
     #: over it, was read as castle with at least this much
     castle_elsewhere: float = 0.2
+    #: a square the decoded castle hides hidden_flag_share of, read sure, is read again with the walls'
+    #: silhouette painted out (at most castle_walls_side px wide, the silhouette grown by castle_walls_grow of
+    #: a square) and flagged when that reading's label is not the decoded one (docs/experiments.md, "The
+    #: walls painted out of the squares they lean over")
+    castle_walls: bool = True
+    castle_walls_side: int = 128
+    castle_walls_grow: float = 0.05
     #: a king found by its silhouette (tall.standing_pieces), flagged, read from the whole square where sure,
     #: its free side where not; no castle probability moved (docs/experiments.md, "The piece's square read")
     pieces: bool = True
@@ -136,6 +143,7 @@ class ReadingDetails:
     review: dict[str, np.ndarray] | None = None  # review_reasons: rule name -> (N, N) bool
     pieces: np.ndarray | None = None  # (N, N) bool: a piece stands on the square (scanner.tall)
     deblurred: bool = False  # the squares were read from the kingdom with a motion blur undone
+    unseen: np.ndarray | None = None  # (N, N) bool: read otherwise with the castle's walls painted out
 
 
 #: The rules of review_reasons, by name.
@@ -148,6 +156,7 @@ REVIEW_RULES = (
     "castle_taken",
     "castle_leaned",
     "castle_behind",
+    "castle_unseen",
     "piece",
 )
 
@@ -217,8 +226,10 @@ def _castle_reasons(
         behind_flags = behind & ((seen >= settings.castle_elsewhere) | orphans)
         if leaned_flags.any() or behind_flags.any():
             leaned_flags[castle] = True
-    flags = (hidden_flags, taken_flags, leaned_flags, behind_flags)
-    return dict(zip(("castle_hidden", "castle_taken", "castle_leaned", "castle_behind"), flags, strict=True))
+    unseen = details.unseen if details.unseen is not None else np.zeros((n, n), dtype=bool)
+    flags = (hidden_flags, taken_flags, leaned_flags, behind_flags, unseen)
+    names = ("castle_hidden", "castle_taken", "castle_leaned", "castle_behind", "castle_unseen")
+    return dict(zip(names, flags, strict=True))
 
 
 def review_flags(kingdom: Kingdom, details: ReadingDetails, settings: ReadingSettings) -> np.ndarray:

@@ -25,6 +25,7 @@ from kingdomino.labels import CASTLE_LABEL, LABELS, SquareReading
 from kingdomino.scoring import ScoreReport, score_kingdom
 from scanner.by_hand import given_corners, located_by_hand
 from scanner.covered import (
+    filled_in,
     hidden_neighbours,
     inpainted,
     keep_castle,
@@ -76,7 +77,15 @@ from scanner.table import (
     table_in_view,
     weigh_empty,
 )
-from scanner.tall import PIECE_LIGHTNESS, Leaning, castle_leaning, pieces_on_tiles
+from scanner.tall import (
+    PIECE_LIGHTNESS,
+    Leaning,
+    camera_from_homography,
+    castle_leaning,
+    leans,
+    pieces_on_tiles,
+    walls_mask,
+)
 
 MOVED_FRAME_NOTE = (
     "a whole edge row or column is empty: the frame was placed with the castle as central as possible"
@@ -433,6 +442,7 @@ class KingdomScanner:
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
         kingdom, readings = decoded.kingdom, [list(row) for row in decoded.readings]
+        unseen = self._walls_unseen(crops, homography, image.shape, cover, kingdom, decoded.margins, on_piece)
         details = ReadingDetails(
             raw=raw,
             evidence=evidence,
@@ -444,6 +454,7 @@ class KingdomScanner:
             orphans=np.asarray(decoded.orphans, dtype=bool),
             pieces=on_piece,
             deblurred=cut.smear is not None,
+            unseen=unseen,
         )
         details = replace(details, review=review_reasons(kingdom, details, settings))
         flagged = np.asarray(decoded.flagged, dtype=bool) | any_reason(details.review)
@@ -478,6 +489,41 @@ class KingdomScanner:
         solved = solve_kingdom(weighed)
         timings["decode_score"] += time.perf_counter() - t0
         return raw, weighed, solved
+
+    def _walls_unseen(
+        self, crops: list, homography, shape, cover, kingdom: Kingdom, margins, pieces
+    ) -> np.ndarray:
+        """(N, N) bool: the squares the decoded castle hides hidden_flag_share of, read sure (their margin at
+        least hidden_margin), whose reading with the walls' silhouette painted out (tall.walls_mask,
+        covered.filled_in) is another label than the decoded one: what the walls hide may be what the
+        reading missed (a crown under them, the print the walls' colour took for another terrain)."""
+        settings, n = self.reading, kingdom.grid_size
+        unseen = np.zeros((n, n), dtype=bool)
+        castle = castle_square(kingdom)
+        if castle is None or not settings.castle_walls:
+            return unseen
+        hidden = cover[castle].copy()
+        hidden[castle] = 0.0
+        cells = np.argwhere(
+            (hidden >= settings.hidden_flag_share) & (np.asarray(margins) >= settings.hidden_margin)
+        )
+        cells = [(int(r), int(c)) for r, c in cells if not pieces[r, c]]
+        if not cells:
+            return unseen
+        lean = leans(camera_from_homography(homography, shape), n, settings.castle_height)[castle]
+        grow, side = settings.castle_walls_grow, settings.castle_walls_side
+        painted = [
+            filled_in(crops[r * n + c], walls_mask(lean, castle, (r, c), crops[r * n + c].shape, grow), side)
+            for r, c in cells
+        ]
+        try:
+            again = np.asarray(self.classifier.predict_proba(painted, photo=True, context=crops), dtype=float)
+        except Exception as error:
+            raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
+        again[:, CASTLE_LABEL] = 0.0  # the castle stands beside it
+        for (r, c), reread in zip(cells, again, strict=True):
+            unseen[r, c] = LABELS[int(np.argmax(reread))] != kingdom[r, c]
+        return unseen
 
     def _pieces(self, crops: list, raw: np.ndarray, whole, rectified, homography, shape) -> tuple:
         """(``raw`` with the squares a piece stands on (pieces_on_tiles of ``whole``) read with the piece

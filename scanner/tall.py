@@ -340,6 +340,23 @@ def silhouette(
     return mask
 
 
+def walls_mask(
+    lean: np.ndarray, base: tuple[int, int], cell: tuple[int, int], shape: tuple, grow: float
+) -> np.ndarray:
+    """uint8 mask (255 where hidden) over the crop of square ``cell`` (``shape``: its height, width) of the
+    silhouette of a castle standing on ``base`` whose top shows ``lean`` (x, y) grid units away, grown by
+    ``grow`` of the square on every side: the part of the square the castle's walls may hide."""
+    import cv2
+
+    height, width = shape[:2]
+    points = _outlines(lean, base, CASTLE_INSET, [(0.0, 0.0)])[0] - [cell[1], cell[0]]
+    pixels = np.round(points * [width, height] * 4).astype(np.int32)
+    mask = np.zeros((height, width), np.uint8)
+    cv2.fillConvexPoly(mask, cv2.convexHull(pixels), 255, lineType=cv2.LINE_8, shift=2)
+    reach = max(int(round(grow * width)), 1)
+    return cv2.dilate(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+
+
 def standing_evidence(
     rectified: np.ndarray, lean: np.ndarray, cells: list[tuple[int, int]], px: int = STANDING_PX
 ) -> dict[tuple[int, int], float]:

@@ -13,7 +13,15 @@ from benchmarks.scenes import generate_scene, upright_rotation
 from kingdomino.board import Square, Terrain
 from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
 from kingdomino.scoring import castle_cells
-from scanner.covered import painted_out, piece_blob, piece_reading, printed_look, soften_hidden, with_pieces
+from scanner.covered import (
+    filled_in,
+    painted_out,
+    piece_blob,
+    piece_reading,
+    printed_look,
+    soften_hidden,
+    with_pieces,
+)
 from scanner.decode import decode_kingdom
 from scanner.reading import ReadingDetails, ReadingSettings, review_flags, review_reasons
 from scanner.recognizer import PIECE_NOTE, KingdomScanner
@@ -33,6 +41,7 @@ from scanner.tall import (
     standing_castles,
     standing_evidence,
     standing_pieces,
+    walls_mask,
 )
 from tests.support.castle_scenes import with_castle, with_king
 
@@ -632,3 +641,40 @@ def test_a_king_on_a_square_the_castle_leans_over_keeps_the_lean_when_its_neighb
     assert pieces[king] and pieces.sum() == 1 and PIECE_NOTE.format(count=1) in result.notes
     wrong = [square for square, label in truth.cells() if result.kingdom[square] != label]
     assert all(result.flagged[square] for square in wrong), wrong
+
+
+def test_the_castle_s_walls_are_painted_out_of_the_square_they_lean_over() -> None:
+    px = 96
+    rng = np.random.default_rng(3)
+    crop = np.clip(rng.integers(70, 110, (px, px, 3)) + [0, 60, 0], 0, 255).astype(np.uint8)  # a green print
+    lean = np.array([0.0, -0.6])  # a castle on (2, 2) seen leaning 0.6 squares over (1, 2)
+    mask = walls_mask(lean, (2, 2), (1, 2), crop.shape, 0.05)
+    # the near side of (1, 2), within the walls' inset from its sides
+    assert mask[-1, px // 2] and not mask[-1, 0] and not mask[: px // 3].any()
+    assert not walls_mask(lean, (2, 2), (3, 2), crop.shape, 0.05).any()  # the square in front: nothing
+    walled = crop.copy()
+    walls = walls_mask(lean, (2, 2), (1, 2), crop.shape, 0.0) > 0
+    walled[walls] = (190, 60, 30)  # blue walls
+    filled = filled_in(walled, mask, 64)
+    blue = (filled[..., 0].astype(int) - filled[..., 1]) > 60
+    assert not blue.any()  # no wall left
+    assert np.array_equal(filled[: px // 3], walled[: px // 3])  # the far side as it was
+    assert filled_in(crop, np.zeros((px, px), np.uint8), 64) is crop
+
+
+def test_a_sure_square_the_castle_hides_is_flagged_when_read_otherwise_with_the_walls_painted_out() -> None:
+    probabilities = probabilities_with({(2, 2): {CASTLE: 1.0}})
+    decoded = decode_kingdom(probabilities)
+    cover = leaning_cover()
+    leaning = lean_castle(probabilities, cover, CASTLE_LABEL)
+    margins = np.full((5, 5), 12.0)  # every square read sure: the castle's hidden rule flags none
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), None, margins, cover, leaning)
+    assert not review_flags(decoded.kingdom, details, ReadingSettings()).any()
+    unseen = np.zeros((5, 5), dtype=bool)
+    unseen[1, 2] = True  # (1, 2), behind the castle, read otherwise without the walls
+    details = ReadingDetails(probabilities, np.zeros((5, 5)), None, margins, cover, leaning, unseen=unseen)
+    reasons = review_reasons(decoded.kingdom, details, ReadingSettings())
+    assert (
+        reasons["castle_unseen"][1, 2]
+        and review_flags(decoded.kingdom, details, ReadingSettings()).sum() == 1
+    )
