@@ -366,6 +366,24 @@ def _shadow_polygon(points: np.ndarray, light: np.ndarray, z: float) -> np.ndarr
     return cv2.convexHull(ground.astype(np.float32)).reshape(-1, 2)
 
 
+def _tiles_shadows(
+    played: kingdoms.Played, frame_to_world: np.ndarray, light: np.ndarray
+) -> list[np.ndarray]:
+    """The shadows on the table (table coordinates) of the kingdom's laid squares, each a slab THICKNESS
+    high."""
+    polygons = []
+    for (r, c), square in played.kingdom.cells():
+        if square.terrain == Terrain.EMPTY:
+            continue
+        corners = np.array([[c, r, 1], [c + 1, r, 1], [c + 1, r + 1, 1], [c, r + 1, 1]], float)
+        on_table = corners @ frame_to_world.T
+        on_table = on_table[:, :2] / on_table[:, 2:]
+        top = np.concatenate([on_table, np.full((4, 1), -THICKNESS)], 1)
+        bottom = np.concatenate([on_table, np.zeros((4, 1))], 1)
+        polygons.append(_shadow_polygon(np.concatenate([top, bottom]), light, 0.0))
+    return polygons
+
+
 def _darken(layer: Layer, to_world: np.ndarray, polygons: list[np.ndarray], strength: float) -> None:
     """Soft shadows on a layer, polygons given in table coordinates."""
     if not polygons:
@@ -455,13 +473,9 @@ def generate(seed: int) -> tuple[bytes, dict]:
     layer = kingdom_layer(rng, played, art, scale)
     layer_world = _layer_to_world(layer, frame_to_world)
     _darken(layer, layer_world, on_kingdom, shadow_strength)
-    # the kingdom's own shadow on the table: its outline pushed away from the light by its thickness
-    slab = np.concatenate([frame[:, :2], np.full((4, 1), -THICKNESS)], 1)
-    on_table.append(
-        _shadow_polygon(
-            np.concatenate([slab, np.concatenate([frame[:, :2], np.zeros((4, 1))], 1)]), light, 0.0
-        )
-    )
+    # the kingdom's own shadow on the table: each laid square's outline pushed away from the light by its
+    # thickness (a hole is lit but near the edge of the tile on the light's side)
+    on_table.extend(_tiles_shadows(played, frame_to_world, light))
     table_layer = Layer(texture, np.ones(texture.shape[:2], np.float32), table_scale, 0.0)
     _darken(table_layer, table_world, on_table, shadow_strength)
 
