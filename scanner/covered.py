@@ -70,25 +70,11 @@ def piece_blob(
     return crop, near
 
 
-def painted_out(
-    crop: np.ndarray,
-    colour: tuple[float, float, float],
-    lightness: float,
-    tolerance: float,
-    side: int,
-    footprint: np.ndarray | None = None,
-) -> np.ndarray:
-    """The BGR ``crop`` of a square a piece stands on with the piece painted out: its piece_blob (the same
-    arguments) widened by a twentieth of the square and filled in from the print around them (cv2.inpaint),
-    at most ``side`` pixels wide (the classifier reads a square at 64). The rest of the square keeps its
-    print: a crown or an object in the piece's colour apart from it stays (docs/experiments.md, "The piece
-    painted out of its square")."""
-    return inpainted(*piece_blob(crop, colour, lightness, tolerance, side, footprint))
-
-
 def inpainted(crop: np.ndarray, blob: np.ndarray) -> np.ndarray:
     """The BGR ``crop`` with the uint8 mask ``blob`` (piece_blob) widened by a twentieth of the square and
-    filled in from the print around it (cv2.inpaint, Telea)."""
+    filled in from the print around it (cv2.inpaint, Telea): a piece painted out of its square, the rest of
+    the square keeping its print, so a crown or an object in the piece's colour apart from it stays
+    (docs/experiments.md, "The piece painted out of its square")."""
     width = max(3, crop.shape[0] // 20) | 1
     mask = cv2.dilate(blob, np.ones((width, width), np.uint8))
     if not mask.any():

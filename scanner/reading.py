@@ -72,7 +72,7 @@ class ReadingSettings:
     #: its free side where not; no castle probability moved (docs/experiments.md, "The piece's square read")
     pieces: bool = True
     piece_visible: bool = True
-    #: a piece's square is read with the piece painted out (covered.painted_out: the pixels within
+    #: a piece's square is read with the piece painted out (covered.piece_blob, inpainted: the pixels within
     #: piece_tolerance of its colour filled in from the print around them) instead of from its free side
     #: pooled with the whole square (docs/experiments.md, "The piece painted out of its square")
     piece_painted_out: bool = True

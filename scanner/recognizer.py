@@ -516,19 +516,15 @@ class KingdomScanner:
             filled_in(crops[r * n + c], walls_mask(lean, castle, (r, c), crops[r * n + c].shape, grow), side)
             for r, c in cells
         ]
-        try:
-            again = np.asarray(self.classifier.predict_proba(painted, photo=True, context=crops), dtype=float)
-        except Exception as error:
-            raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
-        again[:, CASTLE_LABEL] = 0.0  # the castle stands beside it
-        for (r, c), reread in zip(cells, again, strict=True):
+        for (r, c), reread in zip(cells, self._classify_again(crops, painted), strict=True):
             unseen[r, c] = LABELS[int(np.argmax(reread))] != kingdom[r, c]
         return unseen
 
     def _pieces(self, crops: list, raw: np.ndarray, whole, rectified, homography, shape) -> tuple:
         """(``raw`` with the squares a piece stands on (pieces_on_tiles of ``whole``) read with the piece
-        painted out (painted_out) where its blob looks painted (printed_look), or from both the whole square
-        and the side the piece leaves visible (piece_reading), the share of each square it hides)."""
+        painted out (piece_blob, inpainted) where its blob looks painted (printed_look), or from both the
+        whole square and the side the piece leaves visible (piece_reading), the share of each square it
+        hides)."""
         occluded = np.zeros(raw.shape[:2])
         settings = self.reading
         pieces = pieces_on_tiles(rectified, homography, shape, whole) if settings.pieces else {}
@@ -565,16 +561,20 @@ class KingdomScanner:
     def _read_again(self, crops: list, raw: np.ndarray, cells: list, images: list) -> np.ndarray:
         """``raw`` with the ``cells`` read again from ``images`` (what is left of each square once what
         stands on it or hides it is taken away), castle probability off."""
+        raw = raw.copy()
+        for (r, c), reread in zip(cells, self._classify_again(crops, images), strict=True):
+            raw[r, c] = reread
+        return raw
+
+    def _classify_again(self, crops: list, images: list) -> np.ndarray:
+        """(len(images), labels) probabilities of ``images`` (squares with what stands on them or hides them
+        taken away), castle probability off and the rest renormalised."""
         try:  # the other squares light the photo as they did when first read
             again = np.asarray(self.classifier.predict_proba(images, photo=True, context=crops), dtype=float)
         except Exception as error:
             raise ScanError(f"the square classifier failed ({type(error).__name__}: {error})") from error
-        raw = raw.copy()
-        for (r, c), reread in zip(cells, again, strict=True):
-            reread = reread.copy()
-            reread[CASTLE_LABEL] = 0.0  # the castle stands beside it (a piece is never found on it)
-            raw[r, c] = reread / reread.sum()
-        return raw
+        again[:, CASTLE_LABEL] = 0.0  # the castle stands beside it (a piece is never found on it)
+        return again / again.sum(axis=1, keepdims=True)
 
 
 #: A kingdom darker than every training photo is brightened before it is compared with the table and

@@ -15,7 +15,7 @@ from kingdomino.labels import CASTLE_LABEL, EMPTY_LABEL, LABEL_INDEX, LABELS
 from kingdomino.scoring import castle_cells
 from scanner.covered import (
     filled_in,
-    painted_out,
+    inpainted,
     piece_blob,
     piece_reading,
     printed_look,
@@ -352,7 +352,7 @@ def test_a_piece_is_painted_out_of_its_square_and_the_rest_of_the_print_kept() -
     footprint = np.zeros((24, 24), bool)
     footprint[9:16, 9:16] = True  # where the silhouette covers the square
     colour = tuple(weighed_lab(pink))
-    out = painted_out(crop, colour, PIECE_LIGHTNESS, 21.0, 128, footprint)
+    out = inpainted(*piece_blob(crop, colour, PIECE_LIGHTNESS, 21.0, 128, footprint))
     assert out.shape == (128, 128, 3)
 
     def pink_pixels(image: np.ndarray) -> np.ndarray:
@@ -366,8 +366,10 @@ def test_a_piece_is_painted_out_of_its_square_and_the_rest_of_the_print_kept() -
     assert np.array_equal(out[8:24, 98:120], small[8:24, 98:120])  # the crown is untouched
     assert np.array_equal(out[104:117, 11:24], small[104:117, 11:24])  # and the object apart from the king
     # without a footprint every pixel of its colour goes; with none of its colour the square is as it was
-    assert not pink_pixels(painted_out(crop, colour, PIECE_LIGHTNESS, 21.0, 128)).any()
-    unchanged = painted_out(small, tuple(weighed_lab((250, 0, 0))), PIECE_LIGHTNESS, 21.0, 128, footprint)
+    assert not pink_pixels(inpainted(*piece_blob(crop, colour, PIECE_LIGHTNESS, 21.0, 128))).any()
+    unchanged = inpainted(
+        *piece_blob(small, tuple(weighed_lab((250, 0, 0))), PIECE_LIGHTNESS, 21.0, 128, footprint)
+    )
     assert np.array_equal(unchanged, small)
 
 
