@@ -442,7 +442,11 @@ class KingdomScanner:
         t0 = time.perf_counter()
         decoded = with_margins(solved, settings.flag_margin)
         kingdom, readings = decoded.kingdom, [list(row) for row in decoded.readings]
+        timings["decode_score"] += time.perf_counter() - t0
+        t0 = time.perf_counter()  # the walls' check classifies squares again: part of reading them
         unseen = self._walls_unseen(crops, homography, image.shape, cover, kingdom, decoded.margins, on_piece)
+        timings["classify"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
         details = ReadingDetails(
             raw=raw,
             evidence=evidence,
