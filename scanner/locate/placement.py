@@ -43,8 +43,8 @@ class Placement:
     rows: int  # offset of the window, in squares, from the frame it was looked for around (or moved from)
     cols: int
     size: int
-    score: float  # artwork squares unlike the window's ring, less squares like it and tiles outside it
-    table_share: float  # share of the window's squares like its ring (the table's own pattern)
+    score: float  # artwork squares unlike the window's ring, less squares like it (not holes), tiles outside
+    table_share: float  # share of the window's squares like its ring, holes aside (the table's own pattern)
     runner_up: float  # best score of a rival window, per square times this one's squares (-inf: none)
     artwork_outside: int  # ring cells unlike the ring's consensus lying just outside the window
     #: the frame's own ``tile_cells`` when the window is the frame itself (not moved, its size), else None:
@@ -238,13 +238,18 @@ def place(
                 if judged is None:
                     continue
                 like, lone = judged
-                # a square wholly in colours the table lacks counts 1, a mat's or a cloth's cell about 0
-                artwork = np.where(like, -1.0, artwork_cell[top : top + size, left : left + size])
-                score = float(artwork.sum() - lone.sum())
                 block = (slice(top, top + size), slice(left, left + size))
+                # a square like the ring with the window's tiles on all four sides of it on the lattice is a
+                # hole in the kingdom (a lifted domino, a dark square in the table's colours), not the table
+                hole = like & (enclosed(~like & tiles[block]) if settings.enclosed_holes else False)
+                # a square wholly in colours the table lacks counts 1, a mat's or a cloth's cell about 0, a
+                # cell of the table's pattern -1 and a hole nothing
+                artwork = np.where(like, np.where(hole, 0.0, -1.0), artwork_cell[block])
+                score = float(artwork.sum() - lone.sum())
                 held = np.zeros_like(tiles)  # its tiles: artwork cells unlike its ring
                 held[block] = ~like & tiles[block]
-                scored.append((score, rows, cols, size, float(like.mean()), int(lone.sum()), held))
+                share = float((like & ~hole).mean())
+                scored.append((score, rows, cols, size, share, int(lone.sum()), held))
     if not scored:
         return None
     # windows of both sizes compete per square: a 7×7 wins over the 5×5 inside it only when the ring it
@@ -267,6 +272,16 @@ def place(
     runner_up = max(others, default=-np.inf) * size**2  # in the best window's units
     own = _own_tiles(artwork_cell, n, settings) if (rows, cols, size) == (0, 0, n) else None
     return Placement(rows, cols, size, score, share, runner_up, outside, own)
+
+
+def enclosed(tiles: np.ndarray) -> np.ndarray:
+    """Which cells of a window have one of its tiles (booleans) to their left and to their right in their
+    row, and above and below in their column: a gap a kingdom's tiles close in on every side."""
+    left = np.logical_or.accumulate(tiles, axis=1)
+    right = np.logical_or.accumulate(tiles[:, ::-1], axis=1)[:, ::-1]
+    above = np.logical_or.accumulate(tiles, axis=0)
+    below = np.logical_or.accumulate(tiles[::-1], axis=0)[::-1]
+    return left & right & above & below & ~tiles
 
 
 def _short_by_one_edge(held: np.ndarray, size: int) -> bool:

@@ -155,6 +155,10 @@ class LocatorSettings:
     rim_pixels_per_colour: int = 10  # a surface's rim this thin per palette colour is too few pixels to name
     ring_palette: int = 3  # colours (k-means) of the band around an outline fitted to its seams
     artwork_unlike: float = 0.5  # a cell is artwork when more than this share of its pixels is unlike them
+    # a window's square like its ring that its tiles close in on along its row and its column is a hole in
+    # the kingdom, neither artwork nor the table's pattern (docs/experiments.md, "A hole closed in by tiles");
+    # False: it counts as the table's pattern
+    enclosed_holes: bool = True
     max_shift: int = 2  # windows looked at: edges at most this many squares from the frame's
     max_table_share: float = 0.4  # a frame with this share of squares like its ring is the table's pattern
     unsure_placement_margin: float = 1.0  # a rival window within this (score per side): unsure, or one doubt

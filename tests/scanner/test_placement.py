@@ -14,7 +14,7 @@ from scanner.locate import LocatorSettings, Verdict, locate_kingdom
 from scanner.locate.border import border_colours
 from scanner.locate.grow import grow_to_seven, growth_drift, ring_sides
 from scanner.locate.judge import middle_seams, needed_support, not_around_kingdom
-from scanner.locate.placement import Placement, describe_cells, fit_outline, place, placed_frame
+from scanner.locate.placement import Placement, describe_cells, enclosed, fit_outline, place, placed_frame
 from scanner.locate.refine import seam_support
 from scanner.locate.refusals import NoGridFound
 from scanner.locate.search import Found, judged_best, on_lattice, preference, table_lines
@@ -537,3 +537,37 @@ def test_of_two_unsure_frames_the_one_more_on_its_seams_is_preferred_before_the_
     assert outline.unsure(SETTINGS) and seams.unsure(SETTINGS)
     assert outline.doubt(SETTINGS) < seams.doubt(SETTINGS)
     assert preference(seams, SETTINGS) > preference(outline, SETTINGS)
+
+
+def test_a_gap_tiles_close_in_on_along_its_row_and_column_is_enclosed() -> None:
+    tiles = np.ones((5, 5), bool)
+    tiles[2, 1:3] = False  # a domino lifted from the middle
+    tiles[0, 3] = False  # a notch in the top edge: no tile above it
+    enclosed_cells = enclosed(tiles)
+    assert enclosed_cells[2, 1] and enclosed_cells[2, 2]
+    assert not enclosed_cells[0, 3]
+    assert not enclosed_cells[tiles].any()  # a tile is no gap
+    # a strip of table between two kingdoms in one window has no tile above or below it
+    apart = np.ones((5, 5), bool)
+    apart[:, 2] = False
+    assert not enclosed(apart).any()
+
+
+def test_a_lifted_domino_in_the_kingdom_counts_neither_as_artwork_nor_as_the_table(on_mat) -> None:
+    photo, pitch = on_mat
+    empty = _on_cutting_mat(np.zeros((0, 0, 3), np.uint8), pitch, (0, 0))
+    holed = photo.copy()
+    # the domino of the middle row's second and third squares lifted: the mat shows through the kingdom
+    rows, cols = slice(5 * pitch, 6 * pitch), slice(6 * pitch, 8 * pitch)
+    holed[rows, cols] = empty[rows, cols]
+    exactly = replace(SETTINGS, max_shift=0)
+    own = _frame(5, 3, 5, pitch)
+    whole, placed = place(photo, own, 5, (5,), exactly), place(holed, own, 5, (5,), exactly)
+    assert placed.table_share == 0.0  # the hole is the kingdom's, no sign of the table's lattice
+    assert whole.score - 2.5 <= placed.score < whole.score
+    counted = place(holed, own, 5, (5,), replace(exactly, enclosed_holes=False))
+    assert counted.table_share == pytest.approx(2 / 25)
+    assert counted.score <= placed.score - 2
+    # the hole does not make the frame one square over (onto the mat) a rival
+    moved = place(holed, own, 5, (5,), SETTINGS)
+    assert (moved.rows, moved.cols) == (0, 0)
