@@ -225,6 +225,14 @@ def pattern_likeness(
     if len(ring) < MIN_TABLE_CELLS:
         return None
     histograms = _colour_histograms(cell_lab(image, grid_to_image, grid_size) if lab is None else lab)
+    return _likeness_to_ring(histograms, ring)
+
+
+def _likeness_to_ring(histograms: np.ndarray, ring: list) -> np.ndarray:
+    """(N, N) overlap of each square's histogram (of the (N+2, N+2, bins) ``histograms``) with the table's:
+    the pooled histogram of the ``ring`` cells that agree with it, or the one of them it matches best."""
+    used = histograms.reshape(-1, histograms.shape[-1]).any(axis=0)  # bins no cell fills add nothing
+    histograms = histograms[..., used]
     rows, cols = np.array(ring).T
     ring_histograms = histograms[rows, cols]
     overlap = np.minimum(ring_histograms, ring_histograms.mean(axis=0)).sum(axis=-1)
@@ -245,19 +253,100 @@ def pattern_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
     return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
 
 
+# --- the table's pattern in any shade ----------------------------------------------------------------
+#: The third comparison counts each cell's pixels by their colour's proportions r = R/(R+G+B) and
+#: g = G/(R+G+B) in bins of PROPORTION_BIN, and by their log lightness less the cell's own mean in bins
+#: of SHADE_BIN clipped to +-SHADE_RANGE: a hole in the shade of its kingdom, a lamp or the photographer
+#: keeps these as the lit table has them, as it keeps neither its mean colour nor its Lab histogram.
+PROPORTION_BIN = 0.02
+SHADE_BIN = 0.1
+SHADE_RANGE = 1.0
+#: A square whose shade-free histogram overlaps the table's by SHADED_LIKE gets evidence for *empty*,
+#: TABLE_EVIDENCE from SHADED_SAME on, linear in between; never any against (a tile in the table's
+#: colours is left to the other two comparisons). docs/experiments.md, "A comparison the shade does not
+#: fool".
+SHADED_LIKE = 0.6
+SHADED_SAME = 0.8
+
+
+def _shade_free_histograms(lab: np.ndarray) -> np.ndarray:
+    """(N+2, N+2, bins) widened histogram of every cell's colour proportions and relative log lightness
+    (``cell_lab``'s blocks), each summing to 1; the bins span only the proportions the cells show."""
+    cells, side = lab.shape[0], lab.shape[1]
+    blocks = np.ascontiguousarray(lab.transpose(0, 2, 1, 3, 4), dtype=np.float32)
+    bgr = cv2.cvtColor(blocks.reshape(-1, side, 3), cv2.COLOR_Lab2BGR).reshape(cells, cells, -1, 3)
+    bgr = np.maximum(bgr, 0.0) + 1.0 / 255  # a black pixel has some colour and lightness
+    total = bgr.sum(axis=-1)
+    red = (bgr[..., 2] / total / PROPORTION_BIN).astype(np.int32)
+    green = (bgr[..., 1] / total / PROPORTION_BIN).astype(np.int32)
+    shade = np.log(total)
+    shade = np.clip((shade - shade.mean(axis=-1, keepdims=True) + SHADE_RANGE) / SHADE_BIN, 0, None)
+    levels = int(round(2 * SHADE_RANGE / SHADE_BIN))
+    shade = np.minimum(shade.astype(np.int32), levels - 1)
+    # the box of proportions the cells show, one bin wider each way for the widening
+    red, green = red - red.min() + 1, green - green.min() + 1
+    reds, greens = int(red.max()) + 2, int(green.max()) + 2
+    bins = reds * greens * levels
+    flat = ((red * greens + green) * levels + shade).reshape(cells * cells, -1)
+    offsets = np.arange(cells * cells)[:, None] * bins
+    counts = np.bincount((flat + offsets).ravel(), minlength=cells * cells * bins).astype(np.float32)
+    counts = counts.reshape(cells, cells, reds, greens, levels)
+    widened = _widened(counts).reshape(cells, cells, bins)
+    return widened / widened.sum(axis=-1, keepdims=True)
+
+
+def _widened(counts: np.ndarray) -> np.ndarray:
+    """(cells, cells, x, y, z) histograms with every bin raised to the largest of its 3×3×3 neighbours
+    (scipy's maximum_filter with a nearest edge, by shifted maxima: several times faster here)."""
+    for axis in (2, 3, 4):
+        ahead, behind = [slice(None)] * 5, [slice(None)] * 5
+        ahead[axis], behind[axis] = slice(1, None), slice(None, -1)
+        widened = counts.copy()
+        np.maximum(widened[tuple(ahead)], counts[tuple(behind)], out=widened[tuple(ahead)])
+        np.maximum(widened[tuple(behind)], counts[tuple(ahead)], out=widened[tuple(behind)])
+        counts = widened
+    return counts
+
+
+def shade_free_likeness(
+    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, lab: np.ndarray | None = None
+) -> np.ndarray | None:
+    """(N, N) overlap of each square's histogram of colour proportions and relative lightness with the
+    table's, as ``pattern_likeness`` does with colours: a uniform shade over a square changes neither.
+    None when too few ring cells lie in the photo. ``lab``: the frame's ``cell_lab``, when already made."""
+    ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
+    if len(ring) < MIN_TABLE_CELLS:
+        return None
+    lab = cell_lab(image, grid_to_image, grid_size) if lab is None else lab
+    return _likeness_to_ring(_shade_free_histograms(lab), ring)
+
+
+def shade_free_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
+    """(N, N) nats for *empty* from ``shade_free_likeness``: none under SHADED_LIKE, up to TABLE_EVIDENCE
+    from SHADED_SAME on; never negative."""
+    if likeness is None:
+        return np.zeros((grid_size, grid_size))
+    return TABLE_EVIDENCE * np.clip((likeness - SHADED_LIKE) / (SHADED_SAME - SHADED_LIKE), 0.0, 1.0)
+
+
 def _added(one: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Two comparisons' evidence (nats, the same sign) added up: the stronger, and BOTH_BONUS for the
     weaker in proportion to full evidence."""
     return np.maximum(one, other) + BOTH_BONUS * np.minimum(one, other) / TABLE_EVIDENCE
 
 
-def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndarray:
-    """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty) and its pattern: for
-    empty when either says the square shows the table, against only when both say it does not, the
-    two adding up either way (the pattern alone, on a cloth whose colours do not agree on one mean,
-    only ever adds)."""
-    if pattern is None:
+def combined_evidence(
+    colour: np.ndarray, pattern: np.ndarray | None, shade_free: np.ndarray | None = None
+) -> np.ndarray:
+    """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty), its pattern and its
+    pattern in any shade (shade_free_evidence, never negative): for empty when any says the square shows
+    the table, against only when the first two both say it does not, the two adding up either way (the
+    pattern alone, on a cloth whose colours do not agree on one mean, only ever adds). The two histogram
+    comparisons see the same colours, so only the stronger of them counts."""
+    if pattern is None:  # no ring to compare with: neither histogram comparison was made
         return colour
+    if shade_free is not None:  # the pattern's own evidence against stays where the shade adds none
+        pattern = np.where(shade_free > np.maximum(pattern, 0.0), shade_free, pattern)
     if not colour.any():
         return np.maximum(pattern, 0.0)
     positive = _added(np.maximum(colour, 0.0), np.maximum(pattern, 0.0))
