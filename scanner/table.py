@@ -228,16 +228,19 @@ def pattern_likeness(
     return _likeness_to_ring(histograms, ring)
 
 
-def _likeness_to_ring(histograms: np.ndarray, ring: list) -> np.ndarray:
-    """(N, N) overlap of each square's histogram (of the (N+2, N+2, bins) ``histograms``) with the table's:
-    the pooled histogram of the ``ring`` cells that agree with it, or the one of them it matches best."""
-    used = histograms.reshape(-1, histograms.shape[-1]).any(axis=0)  # bins no cell fills add nothing
-    histograms = histograms[..., used]
+def _squares_and_table(histograms: np.ndarray, ring: list) -> tuple[np.ndarray, np.ndarray]:
+    """The (N, N, bins) histograms of the squares and the (cells, bins) ones of the ``ring`` cells that
+    agree with the ring's pooled histogram (the table), of the (N+2, N+2, bins) ``histograms``."""
     rows, cols = np.array(ring).T
     ring_histograms = histograms[rows, cols]
     overlap = np.minimum(ring_histograms, ring_histograms.mean(axis=0)).sum(axis=-1)
-    table = ring_histograms[overlap >= RING_AGREEMENT * np.median(overlap)]
-    squares = histograms[1:-1, 1:-1]
+    return histograms[1:-1, 1:-1], ring_histograms[overlap >= RING_AGREEMENT * np.median(overlap)]
+
+
+def _likeness_to_ring(histograms: np.ndarray, ring: list) -> np.ndarray:
+    """(N, N) overlap of each square's histogram (of the (N+2, N+2, bins) ``histograms``) with the table's:
+    the pooled histogram of the ``ring`` cells that agree with it, or the one of them it matches best."""
+    squares, table = _squares_and_table(histograms, ring)
     pooled = np.minimum(squares, table.mean(axis=0)).sum(axis=-1)
     best = np.minimum(squares[:, :, None], table[None, None]).sum(axis=-1).max(axis=-1)
     return np.maximum(pooled, best)
@@ -271,41 +274,42 @@ SHADED_SAME = 0.8
 
 def _shade_free_histograms(lab: np.ndarray) -> np.ndarray:
     """(N+2, N+2, bins) widened histogram of every cell's colour proportions and relative log lightness
-    (``cell_lab``'s blocks), each summing to 1; the bins span only the proportions the cells show."""
+    (``cell_lab``'s blocks), each summing to 1, over the bins some cell fills only: a photo's pixels spread
+    over many of the bins, one cell's over few, so the histograms are made from each cell's filled bins."""
     cells, side = lab.shape[0], lab.shape[1]
     blocks = np.ascontiguousarray(lab.transpose(0, 2, 1, 3, 4), dtype=np.float32)
-    bgr = cv2.cvtColor(blocks.reshape(-1, side, 3), cv2.COLOR_Lab2BGR).reshape(cells, cells, -1, 3)
+    bgr = cv2.cvtColor(blocks.reshape(-1, side, 3), cv2.COLOR_Lab2BGR).reshape(cells * cells, -1, 3)
     bgr = np.maximum(bgr, 0.0) + 1.0 / 255  # a black pixel has some colour and lightness
     total = bgr.sum(axis=-1)
-    red = (bgr[..., 2] / total / PROPORTION_BIN).astype(np.int32)
-    green = (bgr[..., 1] / total / PROPORTION_BIN).astype(np.int32)
+    red = (bgr[..., 2] / total / PROPORTION_BIN).astype(np.int64)
+    green = (bgr[..., 1] / total / PROPORTION_BIN).astype(np.int64)
     shade = np.log(total)
     shade = np.clip((shade - shade.mean(axis=-1, keepdims=True) + SHADE_RANGE) / SHADE_BIN, 0, None)
     levels = int(round(2 * SHADE_RANGE / SHADE_BIN))
-    shade = np.minimum(shade.astype(np.int32), levels - 1)
-    # the box of proportions the cells show, one bin wider each way for the widening
-    red, green = red - red.min() + 1, green - green.min() + 1
-    reds, greens = int(red.max()) + 2, int(green.max()) + 2
-    bins = reds * greens * levels
-    flat = ((red * greens + green) * levels + shade).reshape(cells * cells, -1)
-    offsets = np.arange(cells * cells)[:, None] * bins
-    counts = np.bincount((flat + offsets).ravel(), minlength=cells * cells * bins).astype(np.float32)
-    counts = counts.reshape(cells, cells, reds, greens, levels)
-    widened = _widened(counts).reshape(cells, cells, bins)
-    return widened / widened.sum(axis=-1, keepdims=True)
-
-
-def _widened(counts: np.ndarray) -> np.ndarray:
-    """(cells, cells, x, y, z) histograms with every bin raised to the largest of its 3×3×3 neighbours
-    (scipy's maximum_filter with a nearest edge, by shifted maxima: several times faster here)."""
-    for axis in (2, 3, 4):
-        ahead, behind = [slice(None)] * 5, [slice(None)] * 5
-        ahead[axis], behind[axis] = slice(1, None), slice(None, -1)
-        widened = counts.copy()
-        np.maximum(widened[tuple(ahead)], counts[tuple(behind)], out=widened[tuple(ahead)])
-        np.maximum(widened[tuple(behind)], counts[tuple(ahead)], out=widened[tuple(behind)])
-        counts = widened
-    return counts
+    shade = np.minimum(shade.astype(np.int64), levels - 1)
+    # bins in a box one bin wider than the filled one each way, so that every neighbour has a number
+    red, green, shade = red - red.min() + 1, green - green.min() + 1, shade + 1
+    greens, depth = int(green.max()) + 2, levels + 2
+    bins = (int(red.max()) + 2) * greens * depth
+    cell = np.arange(cells * cells)[:, None]
+    filled, counts = np.unique(
+        (cell * bins + (red * greens + green) * depth + shade).ravel(), return_counts=True
+    )
+    offsets = np.array([(dr, dg, ds) for dr in (-1, 0, 1) for dg in (-1, 0, 1) for ds in (-1, 0, 1)])
+    steps = (offsets[:, 0] * greens + offsets[:, 1]) * depth + offsets[:, 2]
+    lightness = filled[:, None] % depth + offsets[:, 2]
+    inside = (lightness >= 1) & (lightness <= levels)  # the lightness axis ends where its bins do
+    keys = (filled[:, None] + steps)[inside]
+    # each bin keeps the largest count among its neighbours: the last of its run, sorted by bin and count
+    width = int(counts.max()).bit_length()
+    coded = np.sort((keys << width) + np.broadcast_to(counts[:, None], inside.shape)[inside])
+    keys = coded >> width
+    last = np.r_[keys[1:] != keys[:-1], True]
+    dense = np.zeros(cells * cells * bins, np.float32)
+    dense[keys[last]] = coded[last] & ((1 << width) - 1)
+    dense = dense.reshape(cells * cells, bins)
+    widened = dense[:, dense.any(axis=0)]
+    return (widened / widened.sum(axis=-1, keepdims=True)).reshape(cells, cells, -1)
 
 
 def shade_free_likeness(
@@ -318,7 +322,13 @@ def shade_free_likeness(
     if len(ring) < MIN_TABLE_CELLS:
         return None
     lab = cell_lab(image, grid_to_image, grid_size) if lab is None else lab
-    return _likeness_to_ring(_shade_free_histograms(lab), ring)
+    squares, table = _squares_and_table(_shade_free_histograms(lab), ring)
+    likeness = np.minimum(squares, table.mean(axis=0)).sum(axis=-1)  # the pooled table
+    for row, col in np.ndindex(grid_size, grid_size):  # the ring cell it matches best, over its own bins
+        filled = np.flatnonzero(squares[row, col])
+        best = np.minimum(squares[row, col, filled], table[:, filled]).sum(axis=-1).max()
+        likeness[row, col] = max(likeness[row, col], best)
+    return likeness
 
 
 def shade_free_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
