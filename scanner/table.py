@@ -355,8 +355,13 @@ def combined_evidence(
     comparisons see the same colours, so only the stronger of them counts."""
     if pattern is None:  # no ring to compare with: neither histogram comparison was made
         return colour
-    if shade_free is not None:  # the pattern's own evidence against stays where the shade adds none
-        pattern = np.where(shade_free > np.maximum(pattern, 0.0), shade_free, pattern)
+    if shade_free is not None:
+        # only where the mean colour does not call the square the table: a shade fools both it and the
+        # pattern, while a lit square is judged better by the pattern, which keeps its lightness (a
+        # blurred wheat tile on a white table has the table's proportions); the pattern's own evidence
+        # against stays where the shade adds none
+        shaded = (colour <= 0.0) & (shade_free > np.maximum(pattern, 0.0))
+        pattern = np.where(shaded, shade_free, pattern)
     if not colour.any():
         return np.maximum(pattern, 0.0)
     positive = _added(np.maximum(colour, 0.0), np.maximum(pattern, 0.0))

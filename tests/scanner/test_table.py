@@ -353,7 +353,7 @@ def test_shade_free_evidence_is_for_empty_only_on_a_ramp() -> None:
     assert not shade_free_evidence(None, 5).any()  # no table seen
 
 
-def test_the_shade_free_comparison_counts_for_empty_as_the_pattern_does_and_keeps_evidence_against() -> None:
+def test_the_shade_free_comparison_counts_for_empty_in_a_shade_and_keeps_evidence_against() -> None:
     colour = np.array([[-AGAINST_TABLE, -AGAINST_TABLE, TABLE_EVIDENCE, -AGAINST_TABLE]])
     pattern = np.array([[-AGAINST_TABLE, -AGAINST_TABLE, 0.0, 2.0]])
     shade_free = np.array([[0.0, TABLE_EVIDENCE, TABLE_EVIDENCE, 6.0]])
@@ -361,7 +361,9 @@ def test_the_shade_free_comparison_counts_for_empty_as_the_pattern_does_and_keep
     assert combined[0] == pytest.approx(combined_evidence(colour, pattern)[0, 0])  # a tile: unchanged
     assert combined[0] < 0
     assert combined[1] == pytest.approx(TABLE_EVIDENCE)  # a hole in the shade: for empty, as the pattern
-    assert combined[2] == pytest.approx(TABLE_EVIDENCE + BOTH_BONUS)  # with the mean colour: the bonus
+    # a square whose mean colour matches the table is in no shade: the pattern judges it, not the shade-free
+    assert combined[2] == pytest.approx(combined_evidence(colour, pattern)[0, 2])
+    assert combined[2] == pytest.approx(TABLE_EVIDENCE)
     assert combined[3] == pytest.approx(6.0)  # the stronger of the two histogram comparisons counts
     assert np.array_equal(combined_evidence(colour, None, shade_free), colour)  # no ring, no histograms
 
