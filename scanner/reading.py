@@ -98,6 +98,9 @@ class ReadingSettings:
     #: pattern_likeness) may be a hole in a patterned cloth: flagged under table_like_margin
     table_like: float = 0.6
     table_like_margin: float = 6.0
+    #: the third comparison with the table, by colour proportions and lightness relative to the square's own
+    #: (scanner.table shade_free_likeness): evidence for *empty* in a hole a shade falls on
+    table_shade: bool = True
     #: a kingdom whose squares are under this many pixels in the reduced copy the scanner decodes has its
     #: squares cut from the photo decoded in full (the reduced copy halves a small kingdom's detail; on
     #: larger squares the full photo changed readings of blurred photos only, as often for the worse)

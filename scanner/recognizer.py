@@ -72,6 +72,8 @@ from scanner.table import (
     evidence_for_empty,
     pattern_evidence,
     pattern_likeness,
+    shade_free_evidence,
+    shade_free_likeness,
     slide_for,
     table_distances,
     table_in_view,
@@ -413,7 +415,9 @@ class KingdomScanner:
         evidence = evidence_for_empty(distances, n)  # None when the table is not compared
         likeness = None if lab is None else pattern_likeness(image, homography, n, lab)
         if likeness is not None:  # the table's pattern too: a patterned cloth has no one mean colour
-            evidence = combined_evidence(evidence, pattern_evidence(likeness, n))
+            shade = shade_free_likeness(image, homography, n, lab) if settings.table_shade else None
+            pattern = pattern_evidence(likeness, n)
+            evidence = combined_evidence(evidence, pattern, shade_free_evidence(shade, n))
         timings["table"] = timings.get("table", 0.0) + time.perf_counter() - t0
 
         t0 = time.perf_counter()  # the castle's lean and pieces are part of reading the squares

@@ -225,11 +225,22 @@ def pattern_likeness(
     if len(ring) < MIN_TABLE_CELLS:
         return None
     histograms = _colour_histograms(cell_lab(image, grid_to_image, grid_size) if lab is None else lab)
+    return _likeness_to_ring(histograms, ring)
+
+
+def _squares_and_table(histograms: np.ndarray, ring: list) -> tuple[np.ndarray, np.ndarray]:
+    """The (N, N, bins) histograms of the squares and the (cells, bins) ones of the ``ring`` cells that
+    agree with the ring's pooled histogram (the table), of the (N+2, N+2, bins) ``histograms``."""
     rows, cols = np.array(ring).T
     ring_histograms = histograms[rows, cols]
     overlap = np.minimum(ring_histograms, ring_histograms.mean(axis=0)).sum(axis=-1)
-    table = ring_histograms[overlap >= RING_AGREEMENT * np.median(overlap)]
-    squares = histograms[1:-1, 1:-1]
+    return histograms[1:-1, 1:-1], ring_histograms[overlap >= RING_AGREEMENT * np.median(overlap)]
+
+
+def _likeness_to_ring(histograms: np.ndarray, ring: list) -> np.ndarray:
+    """(N, N) overlap of each square's histogram (of the (N+2, N+2, bins) ``histograms``) with the table's:
+    the pooled histogram of the ``ring`` cells that agree with it, or the one of them it matches best."""
+    squares, table = _squares_and_table(histograms, ring)
     pooled = np.minimum(squares, table.mean(axis=0)).sum(axis=-1)
     best = np.minimum(squares[:, :, None], table[None, None]).sum(axis=-1).max(axis=-1)
     return np.maximum(pooled, best)
@@ -245,19 +256,112 @@ def pattern_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
     return TABLE_EVIDENCE * like - AGAINST_TABLE * unlike
 
 
+# --- the table's pattern in any shade ----------------------------------------------------------------
+#: The third comparison counts each cell's pixels by their colour's proportions r = R/(R+G+B) and
+#: g = G/(R+G+B) in bins of PROPORTION_BIN, and by their log lightness less the cell's own mean in bins
+#: of SHADE_BIN clipped to +-SHADE_RANGE: a hole in the shade of its kingdom, a lamp or the photographer
+#: keeps these as the lit table has them, as it keeps neither its mean colour nor its Lab histogram.
+PROPORTION_BIN = 0.02
+SHADE_BIN = 0.1
+SHADE_RANGE = 1.0
+#: A square whose shade-free histogram overlaps the table's by SHADED_LIKE gets evidence for *empty*,
+#: TABLE_EVIDENCE from SHADED_SAME on, linear in between; never any against (a tile in the table's
+#: colours is left to the other two comparisons). docs/experiments.md, "A comparison the shade does not
+#: fool".
+SHADED_LIKE = 0.6
+SHADED_SAME = 0.8
+
+
+def _shade_free_histograms(lab: np.ndarray) -> np.ndarray:
+    """(N+2, N+2, bins) widened histogram of every cell's colour proportions and relative log lightness
+    (``cell_lab``'s blocks), each summing to 1, over the bins some cell fills only: a photo's pixels spread
+    over many of the bins, one cell's over few, so the histograms are made from each cell's filled bins."""
+    cells, side = lab.shape[0], lab.shape[1]
+    blocks = np.ascontiguousarray(lab.transpose(0, 2, 1, 3, 4), dtype=np.float32)
+    bgr = cv2.cvtColor(blocks.reshape(-1, side, 3), cv2.COLOR_Lab2BGR).reshape(cells * cells, -1, 3)
+    bgr = np.maximum(bgr, 0.0) + 1.0 / 255  # a black pixel has some colour and lightness
+    total = bgr.sum(axis=-1)
+    red = (bgr[..., 2] / total / PROPORTION_BIN).astype(np.int64)
+    green = (bgr[..., 1] / total / PROPORTION_BIN).astype(np.int64)
+    shade = np.log(total)
+    shade = np.clip((shade - shade.mean(axis=-1, keepdims=True) + SHADE_RANGE) / SHADE_BIN, 0, None)
+    levels = int(round(2 * SHADE_RANGE / SHADE_BIN))
+    shade = np.minimum(shade.astype(np.int64), levels - 1)
+    # bins in a box one bin wider than the filled one each way, so that every neighbour has a number
+    red, green, shade = red - red.min() + 1, green - green.min() + 1, shade + 1
+    greens, depth = int(green.max()) + 2, levels + 2
+    bins = (int(red.max()) + 2) * greens * depth
+    cell = np.arange(cells * cells)[:, None]
+    filled, counts = np.unique(
+        (cell * bins + (red * greens + green) * depth + shade).ravel(), return_counts=True
+    )
+    offsets = np.array([(dr, dg, ds) for dr in (-1, 0, 1) for dg in (-1, 0, 1) for ds in (-1, 0, 1)])
+    steps = (offsets[:, 0] * greens + offsets[:, 1]) * depth + offsets[:, 2]
+    lightness = filled[:, None] % depth + offsets[:, 2]
+    inside = (lightness >= 1) & (lightness <= levels)  # the lightness axis ends where its bins do
+    keys = (filled[:, None] + steps)[inside]
+    # each bin keeps the largest count among its neighbours: the last of its run, sorted by bin and count
+    width = int(counts.max()).bit_length()
+    coded = np.sort((keys << width) + np.broadcast_to(counts[:, None], inside.shape)[inside])
+    keys = coded >> width
+    last = np.r_[keys[1:] != keys[:-1], True]
+    dense = np.zeros(cells * cells * bins, np.float32)
+    dense[keys[last]] = coded[last] & ((1 << width) - 1)
+    dense = dense.reshape(cells * cells, bins)
+    widened = dense[:, dense.any(axis=0)]
+    return (widened / widened.sum(axis=-1, keepdims=True)).reshape(cells, cells, -1)
+
+
+def shade_free_likeness(
+    image: np.ndarray, grid_to_image: np.ndarray, grid_size: int, lab: np.ndarray | None = None
+) -> np.ndarray | None:
+    """(N, N) overlap of each square's histogram of colour proportions and relative lightness with the
+    table's, as ``pattern_likeness`` does with colours: a uniform shade over a square changes neither.
+    None when too few ring cells lie in the photo. ``lab``: the frame's ``cell_lab``, when already made."""
+    ring = _ring_cells_in_photo(image.shape, grid_to_image, grid_size)
+    if len(ring) < MIN_TABLE_CELLS:
+        return None
+    lab = cell_lab(image, grid_to_image, grid_size) if lab is None else lab
+    squares, table = _squares_and_table(_shade_free_histograms(lab), ring)
+    likeness = np.minimum(squares, table.mean(axis=0)).sum(axis=-1)  # the pooled table
+    for row, col in np.ndindex(grid_size, grid_size):  # the ring cell it matches best, over its own bins
+        filled = np.flatnonzero(squares[row, col])
+        best = np.minimum(squares[row, col, filled], table[:, filled]).sum(axis=-1).max()
+        likeness[row, col] = max(likeness[row, col], best)
+    return likeness
+
+
+def shade_free_evidence(likeness: np.ndarray | None, grid_size: int) -> np.ndarray:
+    """(N, N) nats for *empty* from ``shade_free_likeness``: none under SHADED_LIKE, up to TABLE_EVIDENCE
+    from SHADED_SAME on; never negative."""
+    if likeness is None:
+        return np.zeros((grid_size, grid_size))
+    return TABLE_EVIDENCE * np.clip((likeness - SHADED_LIKE) / (SHADED_SAME - SHADED_LIKE), 0.0, 1.0)
+
+
 def _added(one: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Two comparisons' evidence (nats, the same sign) added up: the stronger, and BOTH_BONUS for the
     weaker in proportion to full evidence."""
     return np.maximum(one, other) + BOTH_BONUS * np.minimum(one, other) / TABLE_EVIDENCE
 
 
-def combined_evidence(colour: np.ndarray, pattern: np.ndarray | None) -> np.ndarray:
-    """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty) and its pattern: for
-    empty when either says the square shows the table, against only when both say it does not, the
-    two adding up either way (the pattern alone, on a cloth whose colours do not agree on one mean,
-    only ever adds)."""
-    if pattern is None:
+def combined_evidence(
+    colour: np.ndarray, pattern: np.ndarray | None, shade_free: np.ndarray | None = None
+) -> np.ndarray:
+    """(N, N) nats for *empty* from the table's mean colour (evidence_for_empty), its pattern and its
+    pattern in any shade (shade_free_evidence, never negative): for empty when any says the square shows
+    the table, against only when the first two both say it does not, the two adding up either way (the
+    pattern alone, on a cloth whose colours do not agree on one mean, only ever adds). The two histogram
+    comparisons see the same colours, so only the stronger of them counts."""
+    if pattern is None:  # no ring to compare with: neither histogram comparison was made
         return colour
+    if shade_free is not None:
+        # only where the mean colour does not call the square the table: a shade fools both it and the
+        # pattern, while a lit square is judged better by the pattern, which keeps its lightness (a
+        # blurred wheat tile on a white table has the table's proportions); the pattern's own evidence
+        # against stays where the shade adds none
+        shaded = (colour <= 0.0) & (shade_free > np.maximum(pattern, 0.0))
+        pattern = np.where(shaded, shade_free, pattern)
     if not colour.any():
         return np.maximum(pattern, 0.0)
     positive = _added(np.maximum(colour, 0.0), np.maximum(pattern, 0.0))

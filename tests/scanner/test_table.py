@@ -15,16 +15,21 @@ from kingdomino.board import Square, Terrain
 from kingdomino.labels import EMPTY_LABEL, LABEL_INDEX, LABELS
 from scanner.geometry import frame_corners, moved_frame
 from scanner.locate import locate_kingdom
+from scanner.reading import ReadingSettings
 from scanner.recognizer import SLID_FRAME_NOTE, KingdomScanner
 from scanner.table import (
     AGAINST_TABLE,
     BOTH_BONUS,
+    SHADED_LIKE,
+    SHADED_SAME,
     TABLE_EVIDENCE,
     cell_lab,
     combined_evidence,
     evidence_for_empty,
     pattern_evidence,
     pattern_likeness,
+    shade_free_evidence,
+    shade_free_likeness,
     slide_for,
     table_distances,
     table_in_view,
@@ -318,3 +323,57 @@ def test_a_cropped_board_has_no_table_in_view_and_neither_comparison_runs() -> N
     assert table_in_view(photo.shape, FRAME, 5)
     assert not table_in_view(photo.shape, cropped, 5)
     assert table_distances(photo, cropped, 5) is None and pattern_likeness(photo, cropped, 5) is None
+
+
+def shaded(photo: np.ndarray, row: int, col: int, light: float) -> np.ndarray:
+    """``photo`` with square (row, col) of FRAME in a uniform shade letting through ``light`` of the light."""
+    out = photo.copy()
+    y, x = 250 + 100 * row, 250 + 100 * col
+    out[y : y + 100, x : x + 100] = (out[y : y + 100, x : x + 100] * light).astype(np.uint8)
+    return out
+
+
+def test_a_hole_in_the_shade_keeps_the_table_s_proportions_and_tiles_do_not_take_them() -> None:
+    """A uniform shade over a hole makes it darker than the table, so its mean colour and its Lab colours
+    no longer match the table's; its colours' proportions and its lightness relative to its own do."""
+    photo = shaded(printed_tiles(table_photo(), {(1, 3), (4, 0)}), 1, 3, 0.4)
+    shade_free = shade_free_likeness(photo, FRAME, 5)
+    assert shade_free[1, 3] >= SHADED_SAME and shade_free[4, 0] >= SHADED_SAME  # shaded and lit alike
+    assert pattern_likeness(photo, FRAME, 5)[1, 3] < SHADED_LIKE  # the Lab histogram is fooled
+    assert table_evidence(photo, FRAME, 5)[1, 3] < 0  # and so is the mean colour
+    shade_free[1, 3] = shade_free[4, 0] = 0.0
+    assert (shade_free < SHADED_LIKE).all()  # no printed tile looks like the table in any shade
+
+
+def test_shade_free_evidence_is_for_empty_only_on_a_ramp() -> None:
+    evidence = shade_free_evidence(np.array([[0.0, SHADED_LIKE, 0.7, SHADED_SAME, 1.0]]), 5)[0]
+    assert evidence[0] == evidence[1] == 0.0  # a tile unlike the table in any shade: nothing against
+    assert evidence[2] == pytest.approx(TABLE_EVIDENCE / 2)
+    assert evidence[3] == evidence[4] == pytest.approx(TABLE_EVIDENCE)
+    assert not shade_free_evidence(None, 5).any()  # no table seen
+
+
+def test_the_shade_free_comparison_counts_for_empty_in_a_shade_and_keeps_evidence_against() -> None:
+    colour = np.array([[-AGAINST_TABLE, -AGAINST_TABLE, TABLE_EVIDENCE, -AGAINST_TABLE]])
+    pattern = np.array([[-AGAINST_TABLE, -AGAINST_TABLE, 0.0, 2.0]])
+    shade_free = np.array([[0.0, TABLE_EVIDENCE, TABLE_EVIDENCE, 6.0]])
+    combined = combined_evidence(colour, pattern, shade_free)[0]
+    assert combined[0] == pytest.approx(combined_evidence(colour, pattern)[0, 0])  # a tile: unchanged
+    assert combined[0] < 0
+    assert combined[1] == pytest.approx(TABLE_EVIDENCE)  # a hole in the shade: for empty, as the pattern
+    # a square whose mean colour matches the table is in no shade: the pattern judges it, not the shade-free
+    assert combined[2] == pytest.approx(combined_evidence(colour, pattern)[0, 2])
+    assert combined[2] == pytest.approx(TABLE_EVIDENCE)
+    assert combined[3] == pytest.approx(6.0)  # the stronger of the two histogram comparisons counts
+    assert np.array_equal(combined_evidence(colour, None, shade_free), colour)  # no ring, no histograms
+
+
+def test_a_real_kingdom_s_hole_in_the_shade_reads_empty_with_the_shade_free_comparison(scanner_) -> None:
+    """Board 1 on a wooden table, the hole at (1, 3) in a shade letting through 0.45 of the light: unlike
+    the table's mean colour and Lab colours, the decoder reads it as wheat without the third comparison."""
+    photo = board_on_table()
+    photo[400:500, 600:700] = (table_photo(size=100, seed=4) * 0.45).astype(np.uint8)
+    result = scanner_.scan(photo)
+    assert result.kingdom[1, 3] == Square(Terrain.EMPTY, 0) and not result.flagged[1, 3]
+    without = KingdomScanner(scanner_.classifier, reading=ReadingSettings(table_shade=False)).scan(photo)
+    assert without.kingdom[1, 3] != Square(Terrain.EMPTY, 0) and without.flagged[1, 3]
