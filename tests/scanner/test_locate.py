@@ -362,9 +362,12 @@ def _motion_blurred(image: np.ndarray, length: int) -> np.ndarray:
 def test_a_blurred_photo_is_found_on_a_reduced_or_sharpened_copy() -> None:
     scene = generate_scene(8, size=SIZE)
     truth_kingdom, truth_corners = scene.upright()
-    photo = _motion_blurred(scene.image, 18)  # the seams smear out: no search of the photo finds them
-    # the straight smear measured and undone finds it first (tests/scanner/test_locator_attempts.py) ...
-    located = locate_kingdom(photo)
+    photo = _motion_blurred(scene.image, 18)  # the seams smear out: no lattice search of the photo finds them
+    located = locate_kingdom(photo)  # the colour regions' outline may, on one processor's arithmetic and not
+    assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25  # another's: not asserted
+    # without it, the straight smear measured and undone finds it first (test_locator_attempts.py)
+    lattices = tuple(name for name in ALL_ATTEMPTS if name != "regions")
+    located = locate_kingdom(photo, settings=LocatorSettings(attempts=lattices))
     assert located.deblurred and located.found_by == "deblurred" and located.unsure
     assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
     # ... and without it the reduced or sharpened copy, within the default budget (without the colour regions
@@ -375,7 +378,7 @@ def test_a_blurred_photo_is_found_on_a_reduced_or_sharpened_copy() -> None:
     assert located.deblurred and located.found_by in ("reduced", "sharpened") and located.unsure
     assert located.grid_size == truth_kingdom.grid_size
     assert corner_error(located.corners, truth_corners, located.grid_size) < 0.25
-    without_copies = tuple(name for name in ALL_ATTEMPTS if name not in ("reduced", "sharpened", "deblurred"))
+    without_copies = tuple(name for name in lattices if name not in ("reduced", "sharpened", "deblurred"))
     with pytest.raises(KingdomNotFoundError):
         locate_kingdom(photo, settings=LocatorSettings(attempts=without_copies))
 
