@@ -266,8 +266,8 @@ SHADE_BIN = 0.1
 SHADE_RANGE = 1.0
 #: A square whose shade-free histogram overlaps the table's by SHADED_LIKE gets evidence for *empty*,
 #: TABLE_EVIDENCE from SHADED_SAME on, linear in between; never any against (a tile in the table's
-#: colours is left to the other two comparisons). docs/experiments.md, "A comparison the shade does not
-#: fool".
+#: colours is left to the other two comparisons). docs/experiments.md, "A third comparison with the
+#: table, by colour proportions".
 SHADED_LIKE = 0.6
 SHADED_SAME = 0.8
 
